@@ -1,0 +1,30 @@
+# Quick start: `make demo` (simulation) and `make test` (the test suite).
+# Both set up a virtual environment in .venv first; nothing else is needed
+# but Python 3.11+ (on Debian/Ubuntu the venv module may need python3-venv,
+# which the setup step installs when it can).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup test demo bench clean install uninstall
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@sh .ci/setup-venv.sh "$(PYTHON)" "$(VENV)"
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+test: $(STAMP)
+	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest
+
+demo: $(STAMP)
+	$(BIN)/tafl-kiosk --simulate
+
+bench: $(STAMP)
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,1 @@
+"""Configuration of the kiosk's hardware, board geometry, and calibration procedures."""

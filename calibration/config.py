@@ -1,0 +1,162 @@
+"""The kiosk's configuration: one record per section, defaults from the reference hardware.
+
+Every figure of docs/hardware.md is a default here and nowhere else, so a
+museum with other hardware edits its config file, not the code. Loading,
+validation and atomic saving of the TOML file live in calibration/config_file.py.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+DEFAULT_CONFIG_PATH = "/etc/tafl-kiosk/config.toml"
+
+
+@dataclass
+class BoardSpec:
+    """One physical board: its squares, their pitch and how it is drawn."""
+
+    squares: int
+    pitch_mm: float
+    line_width_mm: float = 1.5
+    wood_rgb: tuple[int, int, int] = (214, 178, 128)
+    line_rgb: tuple[int, int, int] = (60, 40, 25)
+    marked_rgb: tuple[int, int, int] = (150, 105, 60)
+
+    @property
+    def width_mm(self) -> float:
+        return self.squares * self.pitch_mm
+
+
+def _default_boards() -> dict[str, BoardSpec]:
+    return {
+        "board-11": BoardSpec(squares=11, pitch_mm=40.0),
+        "board-9": BoardSpec(squares=9, pitch_mm=48.0),
+    }
+
+
+@dataclass
+class MarkerConfig:
+    """The four ArUco markers on the frame around the playing area."""
+
+    dictionary: str = "DICT_4X4_50"
+    ids: tuple[int, int, int, int] = (0, 1, 2, 3)
+    size_mm: float = 30.0          # black side
+    offset_mm: float = 30.0        # centre distance out from the playing area, both axes
+    quiet_zone_mm: float = 6.0
+
+
+@dataclass
+class PieceConfig:
+    """The pieces as seen from above; the planner keeps them this far apart."""
+
+    attacker_diameter_mm: float = 18.0
+    defender_diameter_mm: float = 18.0
+    king_diameter_mm: float = 20.0
+    height_mm: float = 10.0
+    king_extra_height_mm: float = 3.0
+    attacker_rgb: tuple[int, int, int] = (45, 30, 22)
+    defender_rgb: tuple[int, int, int] = (235, 225, 200)
+    crown_rgb: tuple[int, int, int] = (212, 175, 55)
+
+
+@dataclass
+class StorageConfig:
+    """Parking slots for captured pieces, relative to the board frame.
+
+    Attackers park left of the board (x = -80, -120), defenders right of it
+    (x = W + 80, W + 120); slots every 40 mm along y from y = 20. The king has
+    the first slot of the defenders' inner column.
+    """
+
+    attacker_columns_x_mm: tuple[float, ...] = (-80.0, -120.0)
+    defender_columns_offset_mm: tuple[float, ...] = (80.0, 120.0)  # from the right edge W
+    slot_pitch_mm: float = 40.0
+    first_slot_y_mm: float = 20.0
+
+
+@dataclass
+class GantryConfig:
+    """The XY gantry and its GRBL 1.1 controller."""
+
+    port: str = "/dev/tafl-gantry"
+    baudrate: int = 115200
+    travel_mm: tuple[float, float] = (800.0, 560.0)
+    board_origin_mm: tuple[float, float] = (170.0, 40.0)   # board frame origin in machine mm
+    rotation_deg: float = 0.0                                # board frame to machine axes
+    scale: tuple[float, float] = (1.0, 1.0)
+    magnet_on: str = "M8"
+    magnet_off: str = "M9"
+    magnet_dwell_s: float = 0.2
+    drag_feed_mm_min: float = 3000.0
+    response_timeout_s: float = 5.0
+    motion_timeout_s: float = 120.0
+    home_on_start: bool = True
+
+
+@dataclass
+class CameraConfig:
+    """The overhead UVC camera and how long the scene must be still."""
+
+    device: str = "/dev/tafl-camera"     # a path, or an index such as "0"
+    width: int = 1280
+    height: int = 720
+    fps: int = 30
+    stable_s: float = 0.7
+    camera_matrix: list[list[float]] = field(default_factory=list)   # empty = not calibrated
+    distortion: list[float] = field(default_factory=list)
+
+
+@dataclass
+class LevelConfig:
+    """One difficulty level; a museum may tune these."""
+
+    time_s: float
+    max_depth: int
+    noise: float          # evaluation noise, in the evaluation's units
+    blunder_guard: bool = True
+
+
+def _default_levels() -> dict[str, LevelConfig]:
+    return {
+        "easy": LevelConfig(time_s=0.5, max_depth=1, noise=0.0),
+        "medium": LevelConfig(time_s=1.5, max_depth=3, noise=0.0),
+        "hard": LevelConfig(time_s=4.0, max_depth=64, noise=0.0),
+    }
+
+
+@dataclass
+class EngineConfig:
+    levels: dict[str, LevelConfig] = field(default_factory=_default_levels)
+    default_level: str = "medium"
+
+
+@dataclass
+class KioskConfig:
+    language: str = "en"
+    languages: tuple[str, ...] = ("en", "sv")
+    idle_timeout_s: float = 90.0
+    screen_size: tuple[int, int] = (1280, 800)
+    fullscreen: bool = True
+    staff_pin_hash: str = ""            # "pbkdf2_sha256$iterations$salt$hash"; empty = staff mode off
+    reward_secret: str = ""             # signs reward codes; generated at install
+    variants: tuple[str, ...] = ("copenhagen", "york", "tawlbwrdd", "tablut")
+    state_dir: str = "/var/lib/tafl-kiosk"
+
+
+@dataclass
+class Config:
+    """The whole configuration file."""
+
+    board: str = "board-11"             # which board is installed
+    boards: dict[str, BoardSpec] = field(default_factory=_default_boards)
+    markers: MarkerConfig = field(default_factory=MarkerConfig)
+    pieces: PieceConfig = field(default_factory=PieceConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
+    gantry: GantryConfig = field(default_factory=GantryConfig)
+    camera: CameraConfig = field(default_factory=CameraConfig)
+    engine: EngineConfig = field(default_factory=EngineConfig)
+    kiosk: KioskConfig = field(default_factory=KioskConfig)
+
+    @property
+    def board_spec(self) -> BoardSpec:
+        return self.boards[self.board]
