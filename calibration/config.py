@@ -160,3 +160,14 @@ class Config:
     @property
     def board_spec(self) -> BoardSpec:
         return self.boards[self.board]
+
+
+def load_config(path=None) -> Config:
+    """The validated configuration (see calibration.config_file.load_config).
+
+    Kept here too because docs/architecture.md names it calibration.config.load_config;
+    the import is deferred so this schema module stays free of file handling.
+    """
+    from calibration.config_file import load_config as _load
+
+    return _load(path)

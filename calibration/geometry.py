@@ -106,3 +106,8 @@ class GantryTransform:
         dx, dy = mx - self.origin[0], my - self.origin[1]
         c, s = math.cos(math.radians(self.rotation_deg)), math.sin(math.radians(self.rotation_deg))
         return ((c * dx + s * dy) / self.scale[0], (-s * dx + c * dy) / self.scale[1])
+
+
+def square_label(square: int, size: int) -> str:
+    """Chess-style name of a square index for messages ('a1', 'k11'); same scheme as the engine."""
+    return f"{chr(ord('a') + square % size)}{square // size + 1}"

@@ -1,0 +1,165 @@
+"""Self-play match: level A against level B on any variant, both colours, score with a 95 % interval.
+
+Usage:
+    python bench/selfplay.py --variant copenhagen --a hard --b medium --games 40 \
+        [--time-a 1.0] [--time-b 1.0] [--jobs 2] [--max-plies 200] [--random-plies 2]
+
+Games come in pairs: the same opening (``--random-plies`` random moves drawn
+from the pair's seed, so pairs differ) is played once with A attacking and
+once with B attacking, which cancels most of the side bias of tafl. A game
+still going after ``--max-plies`` is scored a draw (adjudication). The score
+is A's points (win 1, draw 1/2) over the games played, with a 95 % interval
+from the normal approximation of the per-game scores.
+
+Without arguments (as bench/run_all.py calls it) it plays a short demo match.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing as mp
+import random
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.board import Board  # noqa: E402
+from engine.levels import get_level  # noqa: E402
+from engine.search import Searcher  # noqa: E402
+
+
+@dataclass
+class GameResult:
+    index: int
+    a_attacks: bool
+    winner: str | None          # "attackers" | "defenders" | None (draw / adjudicated)
+    reason: str
+    plies: int
+    a_score: float
+    a_time: float
+    b_time: float
+
+
+def play_game(args: tuple) -> GameResult:
+    (index, variant, options, level_a, level_b, time_a, time_b, max_plies,
+     random_plies, seed, a_attacks) = args
+    board = Board(variant, options=options)
+    rng = random.Random(seed)
+    for _ in range(random_plies):
+        moves = board.generate_moves()
+        if not moves or board.outcome() is not None:
+            break
+        board.push(sorted(moves, key=board.move_to_otn)[rng.randrange(len(moves))])
+    la = get_level(level_a).with_time(time_a)
+    lb = get_level(level_b).with_time(time_b)
+    spent = {True: 0.0, False: 0.0}
+    ply = 0
+    while board.outcome() is None and ply < max_plies:
+        attackers_to_move = board.turn.value == "attackers"
+        a_to_move = attackers_to_move == a_attacks
+        level = la if a_to_move else lb
+        t0 = time.perf_counter()
+        # a fresh table per move, as in the kiosk (one search per process call)
+        result = Searcher(board, level, seed=seed + ply).search()
+        spent[a_to_move] += time.perf_counter() - t0
+        board.push(result.move)
+        ply += 1
+    out = board.outcome()
+    if out is None or out.winner is None:
+        winner, reason, score = None, (out.reason if out else "adjudicated"), 0.5
+    else:
+        winner = out.winner.value
+        reason = out.reason
+        a_won = (winner == "attackers") == a_attacks
+        score = 1.0 if a_won else 0.0
+    return GameResult(index, a_attacks, winner, reason, board.ply, score, spent[True], spent[False])
+
+
+def interval(scores: list[float]) -> tuple[float, float, float]:
+    """Mean and 95 % interval (normal approximation; a 0/1 run uses the Wilson bound)."""
+    n = len(scores)
+    if n == 0:
+        return 0.0, 0.0, 0.0
+    mean = sum(scores) / n
+    var = sum((s - mean) ** 2 for s in scores) / (n - 1) if n > 1 else 0.25
+    if var == 0:
+        # all games the same result: Wilson interval for a proportion at 0 or 1
+        z = 1.96
+        centre = (mean + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(mean * (1 - mean) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return mean, max(0.0, centre - half), min(1.0, centre + half)
+    half = 1.96 * math.sqrt(var / n)
+    return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--variant", default="copenhagen")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("--a", default="medium", help="level A (default medium)")
+    p.add_argument("--b", default="easy", help="level B (default easy)")
+    p.add_argument("--games", type=int, default=4, help="games, rounded up to an even number")
+    p.add_argument("--time-a", type=float, default=None, help="seconds per move for A (default: its level)")
+    p.add_argument("--time-b", type=float, default=None, help="seconds per move for B (default: its level)")
+    p.add_argument("--max-plies", type=int, default=200)
+    p.add_argument("--random-plies", type=int, default=2)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1)
+    args = p.parse_args(argv)
+    options = {}
+    for item in args.option:
+        key, sep, value = item.partition("=")
+        if not sep:
+            p.error(f"--option {item!r} is not KEY=VALUE")
+        options[key.strip()] = value.strip()
+    get_level(args.a)
+    get_level(args.b)
+    pairs = (args.games + 1) // 2
+    tasks = []
+    for i in range(pairs):
+        seed = args.seed * 7919 + i * 104729
+        for a_attacks in (True, False):
+            tasks.append((len(tasks), args.variant, options, args.a, args.b, args.time_a, args.time_b,
+                          args.max_plies, args.random_plies, seed, a_attacks))
+    print(f"{args.variant} {options or ''}: {args.a} (A, {args.time_a or get_level(args.a).time_s}s) vs "
+          f"{args.b} (B, {args.time_b or get_level(args.b).time_s}s), {len(tasks)} games, "
+          f"max {args.max_plies} plies, {args.random_plies} random opening plies", flush=True)
+    t0 = time.perf_counter()
+    results: list[GameResult] = []
+    if args.jobs > 1:
+        with mp.get_context("spawn").Pool(args.jobs) as pool:
+            for r in pool.imap_unordered(play_game, tasks):
+                results.append(r)
+                _report_game(r)
+    else:
+        for task in tasks:
+            r = play_game(task)
+            results.append(r)
+            _report_game(r)
+    scores = [r.a_score for r in results]
+    mean, lo, hi = interval(scores)
+    wins = sum(1 for s in scores if s == 1.0)
+    draws = sum(1 for s in scores if s == 0.5)
+    losses = len(scores) - wins - draws
+    for side, flag in (("attacking", True), ("defending", False)):
+        sub = [r.a_score for r in results if r.a_attacks == flag]
+        if sub:
+            print(f"  A {side}: {sum(sub):.1f}/{len(sub)}")
+    plies = sorted(r.plies for r in results)
+    print(f"A {args.a} vs B {args.b} on {args.variant}: +{wins} ={draws} -{losses}  "
+          f"score {mean:.3f}  95% interval [{lo:.3f}, {hi:.3f}]  "
+          f"median plies {plies[len(plies) // 2]}  wall {time.perf_counter() - t0:.0f}s")
+    return 0
+
+
+def _report_game(r: GameResult) -> None:
+    print(f"  game {r.index:3d}: A {'attacks' if r.a_attacks else 'defends'}  "
+          f"winner {r.winner or 'none'} ({r.reason}) in {r.plies} plies  A score {r.a_score}  "
+          f"think A {r.a_time:.0f}s B {r.b_time:.0f}s", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

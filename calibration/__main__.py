@@ -1,0 +1,6 @@
+"""`python -m calibration` is `tafl-calibrate`."""
+import sys
+
+from calibration.cli import main
+
+sys.exit(main())

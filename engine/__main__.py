@@ -1,0 +1,6 @@
+"""`python -m engine` is `tafl-engine`."""
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,128 @@
+"""Difficulty levels: small data records the search reads.
+
+The kiosk reads its levels from the museum's config (``calibration.config``'s
+``LevelConfig``); the engine must not import calibration, so this module keeps
+a pure-engine table with the SAME defaults, and ``level_from_mapping`` turns any
+record with the same field names (a config dataclass, a dict from TOML) into an
+engine ``Level``. Extra engine-only fields have defaults, so a config that only
+knows ``time_s, max_depth, noise, blunder_guard`` still works.
+
+What the fields mean, and why they make a level feel the way it does:
+
+- ``time_s``: the thinking budget for one move. The search never overruns it
+  by more than 10 %.
+- ``max_depth``: the deepest iterative-deepening iteration (plies). Depth 1
+  sees only its own move and a static judgement of the result, which is what
+  makes Easy play like a beginner: it grabs material and runs the king but does
+  not see two-move plans.
+- ``noise``: standard deviation (evaluation units, ~100 = one attacker) of a
+  random term added to every root move's score, drawn from the seeded random
+  generator. It makes a level pick among the good-looking moves rather than
+  always the best one, so it is not a machine that plays the same game twice.
+- ``blunder_guard``: the "no absurd mistake" promise. Before anything else the
+  chosen move is checked: a move that wins at once (king escape, king capture,
+  any game-ending win) is always played; a move that lets the opponent win at
+  once is never played when another move does not. A child would laugh at the
+  robot if it missed those, however easy the level.
+- ``max_nodes``: optional hard cap on the searched nodes (0 = no cap). With a
+  node cap and no time pressure the search is exactly reproducible for a seed,
+  which is what tests and self-play calibration use.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any, Mapping
+
+LEVEL_NAMES: tuple[str, ...] = ("easy", "medium", "hard")
+
+
+@dataclass(frozen=True)
+class Level:
+    """One difficulty level (see the module docstring for each field's effect)."""
+
+    name: str
+    time_s: float
+    max_depth: int
+    noise: float = 0.0
+    blunder_guard: bool = True
+    max_nodes: int = 0
+
+    def with_time(self, time_s: float | None) -> "Level":
+        """This level with another time budget (``None`` keeps it)."""
+        if time_s is None:
+            return self
+        if time_s <= 0:
+            raise ValueError(f"time must be positive, got {time_s}")
+        return replace(self, time_s=float(time_s))
+
+
+# Same defaults as calibration/config.py's _default_levels(); Easy's noise and
+# Medium's depth are tuned so the self-play gaps are wide (see bench/selfplay.py).
+DEFAULT_LEVELS: dict[str, Level] = {
+    "easy": Level("easy", time_s=0.5, max_depth=1, noise=0.0, blunder_guard=True),
+    "medium": Level("medium", time_s=1.5, max_depth=3, noise=0.0, blunder_guard=True),
+    "hard": Level("hard", time_s=4.0, max_depth=64, noise=0.0, blunder_guard=True),
+}
+
+
+def get_level(name: str, levels: Mapping[str, Any] | None = None) -> Level:
+    """The level called ``name`` from ``levels`` (config records or dicts) or the defaults.
+
+    Raises ValueError naming the known levels when ``name`` is unknown.
+    """
+    table: Mapping[str, Any] = levels if levels is not None else DEFAULT_LEVELS
+    key = name.strip().lower()
+    if key not in table:
+        raise ValueError(f"unknown level {name!r}; known: {', '.join(sorted(table))}")
+    record = table[key]
+    if isinstance(record, Level):
+        return record
+    return level_from_mapping(key, record)
+
+
+def level_from_mapping(name: str, record: Any) -> Level:
+    """A ``Level`` from a config dataclass or a dict carrying the same field names.
+
+    Unknown fields are ignored (a museum may carry its own notes in the file);
+    missing optional fields take the ``Level`` defaults; missing required fields
+    and impossible values raise ValueError with the field's name.
+    """
+    if isinstance(record, Mapping):
+        get = record.get
+        has = record.__contains__
+    else:
+        def get(k: str, default: Any = None) -> Any:
+            return getattr(record, k, default)
+
+        def has(k: str) -> bool:
+            return hasattr(record, k)
+
+    values: dict[str, Any] = {"name": name}
+    for f in fields(Level):
+        if f.name != "name" and has(f.name):
+            values[f.name] = get(f.name)
+    for required in ("time_s", "max_depth"):
+        if required not in values:
+            raise ValueError(f"level {name!r}: missing field {required!r}")
+    level = Level(
+        name=name,
+        time_s=float(values["time_s"]),
+        max_depth=int(values["max_depth"]),
+        noise=float(values.get("noise", 0.0)),
+        blunder_guard=bool(values.get("blunder_guard", True)),
+        max_nodes=int(values.get("max_nodes", 0)),
+    )
+    validate_level(level)
+    return level
+
+
+def validate_level(level: Level) -> None:
+    """Raise ValueError for a level the search cannot honour."""
+    if level.time_s <= 0:
+        raise ValueError(f"level {level.name!r}: time_s must be > 0, got {level.time_s}")
+    if level.max_depth < 1:
+        raise ValueError(f"level {level.name!r}: max_depth must be >= 1, got {level.max_depth}")
+    if level.noise < 0:
+        raise ValueError(f"level {level.name!r}: noise must be >= 0, got {level.noise}")
+    if level.max_nodes < 0:
+        raise ValueError(f"level {level.name!r}: max_nodes must be >= 0, got {level.max_nodes}")

@@ -1,0 +1,480 @@
+"""OpenTafl Engine Protocol (OTEP): lets OpenTafl, and its tournaments, use this engine.
+
+The protocol (opentafl-engine-protocol.txt in jslater89/OpenTafl) is
+line-based text over the engine's stdin/stdout. The engine says ``hello``
+when it starts; OpenTafl sends ``rules <OTN rules record>``, ``side``,
+``start``, then for each of our turns ``opponent-move <moves> <position>``
+(when the opponent moved), ``play <side>`` immediately followed by ``clock``;
+we answer ``move <from-to>``, and OpenTafl confirms with ``move <position>``
+(or ``error`` when it refuses). ``analyze <n> <seconds>`` asks for
+``analysis <n> <move|move|...> <evaluation> ...``; ``finish`` ends a game and
+``goodbye`` the engine.
+
+Rules records (opentafl-notation-spec.txt, section 3) are matched, after
+filling in the spec's defaults, against the records of our own variants
+(``VARIANT_RECORDS``); OpenTafl's own Copenhagen record is one of them. A
+record that matches none gets ``error -1 rules not supported: ...`` (a
+critical error: OpenTafl ends the game rather than let us play wrong rules).
+
+Design: ``OtepSession`` is pure (a line in, lines out, the search injected) so
+tests can drive it without pipes; ``run_stdio`` wraps it with a reader thread
+so a ``play`` can wait for the ``clock`` line that follows it, and is the only
+function that touches stdin/stdout.
+"""
+from __future__ import annotations
+
+import queue
+import re
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, TextIO
+
+from .levels import Level, get_level
+from .timecontrol import GameClock, budget_from_clock, parse_otep_clock
+
+# --------------------------------------------------------------------------- rules records
+
+#: the spec's defaults (notation spec section 3, "Explanatory notes").
+RULES_DEFAULTS: dict[str, str] = {
+    "esc": "c", "surf": "y", "atkf": "y", "tfr": "d",
+    "ka": "y", "ks": "s", "kj": "n", "nj": "c", "cj": "j",
+    "cor": "default", "cen": "default", "afor": "", "dfor": "",
+    "corh": "tcnkTCNK", "cenh": "tcnk", "cenhe": "tcnkTCNK", "aforh": "TCNK", "dforh": "tcnk",
+    "corp": "K", "cenp": "tcnkTCNK", "aforp": "tcnkTCNK", "dforp": "TCNK",
+    "cors": "K", "cens": "K", "afors": "tcnkTCNK", "dfors": "TCNK",
+    "sw": "n", "swf": "y", "efe": "n", "ber": "n", "linc": "n",
+}
+#: entries compared when matching a record to a variant. ``tfr`` is left out on
+#: purpose: OpenTafl's Copenhagen record says ``tfr:w`` while the Copenhagen
+#: text makes the third repetition a defenders' loss; the engine plays its own
+#: repetition rule, which is stricter than either reading. ``swf`` is left out
+#: because OpenTafl ships Copenhagen both with and without it. ``name`` is a label.
+COMPARED_KEYS: tuple[str, ...] = (
+    "dim", "esc", "surf", "atkf", "ka", "ks", "kj", "cor", "cen", "afor", "dfor",
+    "corh", "cenh", "cenhe", "aforh", "dforh", "corp", "cenp", "aforp", "dforp",
+    "cors", "cens", "afors", "dfors", "sw", "efe", "ber", "linc", "start",
+)
+_PIECE_TYPES = "tTK"      # the only piece kinds our variants have
+_PIECE_LIST_KEYS = frozenset({
+    "corh", "cenh", "cenhe", "aforh", "dforh", "corp", "cenp", "aforp", "dforp",
+    "cors", "cens", "afors", "dfors"})
+_KS_ALIASES = {"y": "s", "n": "w"}   # older records wrote king strength as yes/no
+
+
+def parse_rules_record(text: str) -> dict[str, str]:
+    """The entries of an OTN rules record (``key:value`` separated by spaces).
+
+    Raises ValueError when ``dim`` or ``start`` is missing or an entry has no colon.
+    """
+    entries: dict[str, str] = {}
+    for token in text.split():
+        key, sep, value = token.partition(":")
+        if not sep:
+            raise ValueError(f"rules entry {token!r} has no ':'")
+        entries[key.strip().lower()] = value.strip()
+    if "dim" not in entries:
+        raise ValueError("rules record has no dim: entry")
+    if "start" not in entries and "starti" not in entries:
+        raise ValueError("rules record has no start: entry")
+    return entries
+
+
+def _normalize_position(text: str) -> str:
+    """An OTN position with empty runs re-counted (so '11' and '5 6' compare equal)."""
+    rows = [r for r in text.strip().split("/") if r != ""]
+    out = []
+    for row in rows:
+        cells: list[str] = []
+        for tok in re.findall(r"\d+|.", row):
+            cells.extend(["."] * int(tok) if tok.isdigit() else [tok])
+        out.append("".join(cells))
+    return "/".join(out)
+
+
+def normalize_rules(entries: dict[str, str]) -> dict[str, Any]:
+    """Entries with the spec's defaults filled in, in comparable form."""
+    full = dict(RULES_DEFAULTS)
+    full.update(entries)
+    dim = int(full["dim"])
+    out: dict[str, Any] = {}
+    for key in COMPARED_KEYS:
+        value = full.get(key, "")
+        if key == "dim":
+            out[key] = dim
+        elif key == "start":
+            if "starti" in entries and "start" not in entries:
+                # inverted record: last rank first
+                rows = [r for r in entries["starti"].split("/") if r]
+                value = "/" + "/".join(reversed(rows)) + "/"
+            out[key] = _normalize_position(value)
+        elif key in ("cor", "cen", "afor", "dfor"):
+            out[key] = _space_list(key, value, dim)
+        elif key in _PIECE_LIST_KEYS:
+            out[key] = frozenset(c for c in value if c in _PIECE_TYPES)
+        elif key == "ks":
+            out[key] = _KS_ALIASES.get(value, value)
+        else:
+            out[key] = value
+    return out
+
+
+def _space_list(key: str, value: str, dim: int) -> frozenset[str]:
+    if value == "default":
+        if key == "cor":
+            last = _square(dim - 1, dim - 1)
+            return frozenset({"a1", _square(dim - 1, 0), _square(0, dim - 1), last})
+        if key == "cen":
+            c = (dim - 1) // 2
+            return frozenset({_square(c, c)})
+        return frozenset()
+    return frozenset(s.strip().lower() for s in value.split(",") if s.strip())
+
+
+def _square(file: int, rank: int) -> str:
+    return f"{'abcdefghijklmnopqrs'[file]}{rank + 1}"
+
+
+#: OTN rules records of our variants at their default options. Copenhagen's is
+#: OpenTafl's own record, entry for entry. The others are the records this
+#: engine writes for its variants (``tafl-engine otep`` accepts them back); rules
+#: OTN cannot express (Tablut's camps and eternity rule, Throw Board's
+#: stop-between rule, York's rules 9-10) are implied by the ``name:`` entry,
+#: which must then be present.
+VARIANT_RECORDS: dict[str, str] = {
+    "copenhagen": "dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y "
+                  "start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/",
+}
+#: variants whose record needs the name (OTN cannot tell them from others by rules alone)
+_NAMED_ONLY = {"york", "tablut", "tawlbwrdd"}
+
+
+def variant_record(variant: str) -> str:
+    """The OTN rules record this engine writes for ``variant`` (default options)."""
+    if variant in VARIANT_RECORDS:
+        return VARIANT_RECORDS[variant]
+    from .rules import rules_for
+
+    rules = rules_for(variant)
+    parts = [f"dim:{rules.size}", f"name:{variant}"]
+    if rules.escape == "edge":
+        parts.append("esc:e")
+    if rules.first.value == "defenders":
+        parts.append("atkf:n")
+    if rules.king_armed == "no":
+        parts.append("ka:n")
+    if rules.king_capture == "custodial":
+        parts.append("ks:w")
+    corners = {s for s in rules.corners}
+    if not rules.nonking_blocked & corners and not rules.hostile_to_attackers & corners:
+        parts.append("cor:")
+    parts.append(f"start:{rules.start}")
+    return " ".join(parts)
+
+
+def match_rules(text: str) -> str:
+    """Our variant for an OTN rules record; ValueError (with the reason) when none plays it."""
+    entries = parse_rules_record(text)
+    name = entries.get("name", "").strip().lower()
+    for key, bad in (("ber", "n"), ("kj", "n")):
+        if entries.get(key, bad) != bad:
+            raise ValueError(f"{key}:{entries[key]} (berserk/jumping pieces) is not supported")
+    wanted = normalize_rules(entries)
+    for variant in ("copenhagen", "york", "tablut", "tawlbwrdd"):
+        if variant in _NAMED_ONLY and name != variant:
+            continue
+        if normalize_rules(parse_rules_record(variant_record(variant))) == wanted:
+            return variant
+    diffs = []
+    ours = normalize_rules(parse_rules_record(VARIANT_RECORDS["copenhagen"]))
+    for key in COMPARED_KEYS:
+        if ours[key] != wanted[key] and key != "start":
+            diffs.append(key)
+    hint = f" (differs from Copenhagen in {', '.join(diffs)})" if diffs else ""
+    raise ValueError(f"no variant of this engine has these rules{hint}")
+
+
+# --------------------------------------------------------------------------- moves
+
+_SIMPLE = re.compile(r"^[tTkKnNcC]?([a-s]\d{1,2})[-=^]+([a-s]\d{1,2})")
+
+
+def simple_move(text: str) -> str:
+    """``a4-a1`` from any OTN move record (piece letter, captures, +/- marks dropped)."""
+    m = _SIMPLE.match(text.strip())
+    if not m:
+        raise ValueError(f"malformed move record {text!r}")
+    return f"{m.group(1).lower()}-{m.group(2).lower()}"
+
+
+def parse_square_of(name: str, size: int) -> int:
+    from .types import parse_square
+
+    return parse_square(name, size)
+
+
+# --------------------------------------------------------------------------- the session
+
+SearchFn = Callable[[Any, Level, float, int], Any]   # (board, level, seconds, seed) -> SearchResult
+
+
+def default_search(board: Any, level: Level, seconds: float, seed: int) -> Any:
+    from .search import search_board
+
+    return search_board(board, level, seed=seed, time_s=seconds)
+
+
+@dataclass
+class OtepSettings:
+    """What the command line fixes for the whole session."""
+
+    level: str = "hard"
+    think_s: float | None = None      # a fixed think time; None = the level's, bounded by the clock
+    seed: int = 0
+
+
+class OtepSession:
+    """The protocol state machine: ``handle(line)`` returns the lines to send back."""
+
+    def __init__(self, settings: OtepSettings | None = None, search: SearchFn = default_search) -> None:
+        self.settings = settings or OtepSettings()
+        self.level = get_level(self.settings.level)
+        self.search = search
+        self.variant: str | None = None
+        self.board: Any = None
+        self.side: str | None = None
+        self.clocks: tuple[GameClock, GameClock] | None = None
+        self.pending_play: str | None = None
+        self.last_sent: str | None = None
+        self.finished = False
+        self.done = False
+        self.moves_played = 0
+
+    # -- helpers
+    def greeting(self) -> list[str]:
+        return ["hello"]
+
+    def _new_board(self, position: str | None = None, turn: str | None = None) -> Any:
+        from .board import Board
+
+        if position is None:
+            return Board(self.variant)
+        return Board.from_otn(self.variant, position, turn=turn)
+
+    def _positions_equal(self, a: str, b: str) -> bool:
+        return _normalize_position(a) == _normalize_position(b)
+
+    # -- the commands
+    def handle(self, line: str) -> list[str]:
+        """One line from OpenTafl; returns the lines to send (maybe none)."""
+        text = line.strip()
+        if not text:
+            return []
+        cmd, _, rest = text.partition(" ")
+        cmd = cmd.lower()
+        rest = rest.strip()
+        handler = getattr(self, "_cmd_" + cmd.replace("-", "_"), None)
+        if handler is None:
+            return [f"status ignored unknown command {cmd!r}"]
+        try:
+            return handler(rest)
+        except ValueError as exc:
+            return [f"error 0 {exc}"]
+
+    def _cmd_hello(self, rest: str) -> list[str]:
+        return []
+
+    def _cmd_rules(self, rest: str) -> list[str]:
+        try:
+            self.variant = match_rules(rest)
+        except ValueError as exc:
+            self.variant = None
+            self.board = None
+            return [f"error -1 rules not supported: {exc}"]
+        self.board = self._new_board()
+        self.finished = False
+        return [f"status playing {self.variant}"]
+
+    def _need_board(self) -> Any:
+        if self.board is None:
+            raise ValueError("no rules yet: send rules first")
+        return self.board
+
+    def _cmd_start(self, rest: str) -> list[str]:
+        self._need_board()
+        return []
+
+    def _cmd_side(self, rest: str) -> list[str]:
+        side = rest.lower()
+        if side not in ("attackers", "defenders"):
+            raise ValueError(f"bad side {rest!r}")
+        self.side = side
+        return []
+
+    def _cmd_position(self, rest: str) -> list[str]:
+        board = self._need_board()
+        if not self._positions_equal(board.position_otn(), rest):
+            turn = self.side or board.turn.value
+            self.board = self._new_board(rest, turn)
+        return []
+
+    def _cmd_clock(self, rest: str) -> list[str]:
+        self.clocks = parse_otep_clock(rest.split())
+        return []
+
+    def _apply(self, move_text: str) -> None:
+        board = self._need_board()
+        mv = board.parse_move(simple_move(move_text))
+        board.push(mv)
+
+    def _cmd_opponent_move(self, rest: str) -> list[str]:
+        board = self._need_board()
+        parts = rest.split()
+        if not parts:
+            raise ValueError("opponent-move without a move")
+        moves = parts[0].split("|")
+        position = parts[1] if len(parts) > 1 else None
+        if position is not None and self._positions_equal(board.position_otn(), position):
+            return []   # already known (OpenTafl repeats the move after an error)
+        before = len(board.move_stack)
+        try:
+            for m in moves:
+                self._apply(m)
+        except ValueError:
+            while len(board.move_stack) > before:
+                board.pop()
+        if position is not None and not self._positions_equal(self.board.position_otn(), position):
+            # out of step: trust OpenTafl's position (the repetition history is lost);
+            # the side to move is the one whose piece did not just arrive
+            turn = self._turn_after(moves[-1], position)
+            self.board = self._new_board(position, turn)
+            return ["status resynchronised the position from OpenTafl"]
+        return []
+
+    def _turn_after(self, move_text: str, position: str) -> str:
+        from .otn import parse_position
+        from .types import ATT
+
+        size = self._need_board().size
+        try:
+            to = parse_square_of(simple_move(move_text).split("-")[1], size)
+            mover_attacker = parse_position(position, size)[to] == ATT
+        except (ValueError, IndexError):
+            return self.side or self.board.turn.value
+        return "defenders" if mover_attacker else "attackers"
+
+    def _cmd_play(self, rest: str) -> list[str]:
+        board = self._need_board()
+        side = rest.strip().lower() or (self.side or board.turn.value)
+        if side not in ("attackers", "defenders"):
+            raise ValueError(f"bad side {rest!r}")
+        if board.turn.value != side:
+            self.board = board = self._new_board(board.position_otn(), side)
+        if board.outcome() is not None:
+            return ["status the game is over here, no move to make"]
+        seconds = self._budget(side)
+        result = self.search(board, self.level, seconds, self.settings.seed + self.moves_played)
+        self.moves_played += 1
+        mv = simple_move(result.move_text)
+        self.last_sent = result.move_text
+        self._pending = result.move
+        return [f"status depth {result.depth} score {result.score} nodes {result.nodes} "
+                f"time {result.elapsed_s:.2f}s", f"move {mv}"]
+
+    _pending: Any = None
+
+    def _budget(self, side: str) -> float:
+        cap = self.settings.think_s if self.settings.think_s is not None else self.level.time_s
+        if self.clocks is None:
+            return cap
+        clock = self.clocks[0] if side == "attackers" else self.clocks[1]
+        if clock.main_s < 0 and clock.overtime_s <= 0:
+            return cap
+        return budget_from_clock(clock, cap_s=cap)
+
+    def _cmd_move(self, rest: str) -> list[str]:
+        """OpenTafl accepted our move; ``rest`` is the position after it."""
+        board = self._need_board()
+        if self._pending is not None:
+            board.push(self._pending)
+            self._pending = None
+        if rest and not self._positions_equal(board.position_otn(), rest):
+            turn = board.turn.value
+            self.board = self._new_board(rest, turn)
+            return ["status resynchronised the position from OpenTafl"]
+        return []
+
+    def _cmd_error(self, rest: str) -> list[str]:
+        self._pending = None   # our move was refused; OpenTafl re-sends opponent-move and play
+        return [f"status OpenTafl refused {self.last_sent}: error {rest}"]
+
+    def _cmd_analyze(self, rest: str) -> list[str]:
+        board = self._need_board()
+        parts = rest.split()
+        try:
+            seconds = float(parts[1]) if len(parts) > 1 else self.level.time_s
+        except ValueError:
+            raise ValueError(f"bad analyze time {parts[1]!r}") from None
+        seconds = max(0.05, min(seconds, self.settings.think_s or seconds))
+        if board.outcome() is not None:
+            return ["analysis 0"]
+        result = self.search(board, self.level, seconds, self.settings.seed)
+        pv = "|".join(simple_move(m) for m in (result.pv or [result.move_text]))
+        return [f"analysis 1 {pv} {result.score}"]
+
+    def _cmd_finish(self, rest: str) -> list[str]:
+        self.finished = True
+        return []
+
+    def _cmd_goodbye(self, rest: str) -> list[str]:
+        self.done = True
+        return []
+
+    # simple-moves and status go from the engine to OpenTafl only.
+
+
+# --------------------------------------------------------------------------- stdio
+
+def run_stdio(settings: OtepSettings, stdin: TextIO | None = None, stdout: TextIO | None = None,
+              search: SearchFn = default_search, clock_wait_s: float = 0.25) -> int:
+    """Speak OTEP on stdin/stdout until ``goodbye`` or end of input."""
+    inp = stdin if stdin is not None else sys.stdin
+    out = stdout if stdout is not None else sys.stdout
+    lines: "queue.Queue[str | None]" = queue.Queue()
+
+    def reader() -> None:
+        for raw in inp:
+            lines.put(raw)
+        lines.put(None)
+
+    threading.Thread(target=reader, name="otep-reader", daemon=True).start()
+    session = OtepSession(settings, search)
+
+    def send(msgs: Iterable[str]) -> None:
+        for m in msgs:
+            out.write(m + "\n")
+        out.flush()
+
+    send(session.greeting())
+    while not session.done:
+        raw = lines.get()
+        if raw is None:
+            break
+        if raw.strip().lower().startswith("play"):
+            # 'clock' follows 'play' at once: take it into account before thinking
+            try:
+                nxt = lines.get(timeout=clock_wait_s)
+            except queue.Empty:
+                nxt = ""
+            if nxt is None:
+                send(session.handle(raw))
+                break
+            if nxt.strip().lower().startswith("clock"):
+                send(session.handle(nxt))
+                send(session.handle(raw))
+            else:
+                send(session.handle(raw))
+                send(session.handle(nxt))
+            continue
+        send(session.handle(raw))
+    return 0

@@ -1,0 +1,109 @@
+"""OpenTafl notation (OTN): position strings and move texts, both ways.
+
+Positions are written `/3ttttt3/5t5/11/.../`: one field per rank, FIRST RANK
+FIRST, digits count empty squares (`11` is a whole empty rank), `t` attacker,
+`T` defender, `K` king. Moves are `e5-e8`, with the squares they capture
+appended as `xe9` (several: `e5-e8xe9xf8`). Errors are one line naming the
+offending text, because they reach the command line and the kiosk log as is.
+"""
+from __future__ import annotations
+
+import re
+
+from .types import ATT, DEF, EMPTY, FILES, KING, parse_square, square_name
+
+_CODE_OF_CHAR = {"t": ATT, "T": DEF, "K": KING}
+_CHAR_OF_CODE = {ATT: "t", DEF: "T", KING: "K"}
+_SQUARE = r"[a-zA-Z]\d{1,2}"
+_MOVE_RE = re.compile(rf"^({_SQUARE})-({_SQUARE})((?:x{_SQUARE})*)$")
+
+
+def parse_position(text: str, size: int) -> list[int]:
+    """The square codes of an OTN position (index = rank * size + file)."""
+    body = text.strip()
+    if not body:
+        raise ValueError("empty position string")
+    ranks = body.strip("/").split("/")
+    if len(ranks) != size:
+        raise ValueError(f"position has {len(ranks)} ranks, a {size}x{size} board needs {size}")
+    cells: list[int] = []
+    for r, field in enumerate(ranks):
+        row: list[int] = []
+        for m in re.finditer(r"\d+|.", field):
+            tok = m.group(0)
+            if tok.isdigit():
+                if int(tok) == 0:
+                    raise ValueError(f"rank {r + 1} of the position has a zero run: {field!r}")
+                row.extend([EMPTY] * int(tok))
+            elif tok in _CODE_OF_CHAR:
+                row.append(_CODE_OF_CHAR[tok])
+            else:
+                raise ValueError(f"rank {r + 1} of the position has bad character {tok!r} "
+                                 f"(use t, T, K and digits)")
+        if len(row) != size:
+            raise ValueError(f"rank {r + 1} of the position is {len(row)} squares long, "
+                             f"not {size}: {field!r}")
+        cells.extend(row)
+    kings = cells.count(KING)
+    if kings > 1:
+        raise ValueError(f"position has {kings} kings, at most one is allowed")
+    return cells
+
+
+def format_position(cells: list[int] | bytearray, size: int) -> str:
+    """The OTN text of square codes, rank 1 first."""
+    out = []
+    for r in range(size):
+        row, run = [], 0
+        for code in cells[r * size:(r + 1) * size]:
+            if code == EMPTY:
+                run += 1
+                continue
+            if run:
+                row.append(str(run))
+                run = 0
+            row.append(_CHAR_OF_CODE[code])
+        if run:
+            row.append(str(run))
+        out.append("".join(row))
+    return "/" + "/".join(out) + "/"
+
+
+def build_position(size: int, attackers: str = "", defenders: str = "", king: str = "") -> str:
+    """An OTN position from space-separated square names: `build_position(11, "a1 b2", "c3", "f6")`.
+
+    Keeps layouts and test positions readable as squares rather than run-length text.
+    """
+    cells = [EMPTY] * (size * size)
+    for names, code in ((attackers, ATT), (defenders, DEF), (king, KING)):
+        for name in names.split():
+            sq = parse_square(name, size)
+            if cells[sq]:
+                raise ValueError(f"square {name} is given twice")
+            cells[sq] = code
+    return format_position(cells, size)
+
+
+def parse_move_text(text: str, size: int) -> tuple[int, int, tuple[int, ...]]:
+    """`e5-e8xe9` -> (from, to, captures as written, duplicates dropped, order kept)."""
+    t = text.strip()
+    m = _MOVE_RE.match(t)
+    if not m:
+        raise ValueError(f"malformed move {text!r} (expected like e5-e8 or e5-e8xe9xf8)")
+    frm = parse_square(m.group(1), size)
+    to = parse_square(m.group(2), size)
+    caps: list[int] = []
+    for name in re.findall(_SQUARE, m.group(3)):
+        sq = parse_square(name, size)
+        if sq not in caps:
+            caps.append(sq)
+    return frm, to, tuple(caps)
+
+
+def format_move(frm: int, to: int, captures: tuple[int, ...] | list[int], size: int) -> str:
+    """`e5-e8xe9xf8`: captures in the order given."""
+    text = f"{square_name(frm, size)}-{square_name(to, size)}"
+    return text + "".join("x" + square_name(c, size) for c in captures)
+
+
+__all__ = ["parse_position", "format_position", "build_position", "parse_move_text", "format_move", "FILES"]

@@ -1,0 +1,110 @@
+"""The simulated visitor (and the helpful staff member) for the simulation and `--autoplay`.
+
+WHY: a kiosk is only tested when someone plays it. This visitor looks at the
+screen (the controller's view, as a person reads the touchscreen) and acts
+on the simulated table with a hand: it plays random legal moves or the
+engine's moves at a level, sometimes makes an illegal move, sometimes
+forgets to take a captured piece off, and follows the screen's "put the
+board back like this" and "place this piece" instructions after a moment.
+It never tells the controller anything directly.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from engine import Board, Move, Piece
+
+from kiosk.controller import ControllerView
+from kiosk.simworld import SimWorld
+
+
+@dataclass
+class VisitorStyle:
+    """How this visitor plays."""
+
+    mode: str = "random"             # random | engine
+    level: str = "easy"              # the engine level in engine mode
+    illegal_rate: float = 0.05       # share of turns that start with an illegal move
+    forget_capture_rate: float = 0.3  # share of captures whose piece is left standing
+    think_s: tuple[float, float] = (0.2, 0.8)   # a person looks at the board first
+    read_screen_s: float = 0.8       # time to read an instruction on the screen
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("random", "engine"):
+            raise ValueError(f"visitor mode must be 'random' or 'engine', not {self.mode!r}")
+
+
+@dataclass
+class SimVisitor:
+    """Acts on the world from the controller's view; call `act()` every frame."""
+
+    world: SimWorld
+    rng: random.Random
+    style: VisitorStyle = field(default_factory=VisitorStyle)
+    illegal_moves: int = 0
+    forgotten_captures: int = 0
+    fixes: int = 0
+    moves: int = 0
+    _next_at: float = -1.0
+    _waiting_ply: int = -1
+    _last_state: str = ""
+
+    def act(self, view: ControllerView, now: float) -> str | None:
+        """One look at the screen; returns what the visitor did (for the log), if anything."""
+        if view.state != self._last_state:
+            self._last_state = view.state
+            delay = self.style.read_screen_s if view.state in ("fix_board", "place_piece") \
+                else self.rng.uniform(*self.style.think_s)
+            self._next_at = now + delay
+        if now < self._next_at or self.world.hand_over_board():
+            return None
+        if view.state in ("fix_board", "place_piece") and view.fix_squares:
+            self.world.set_squares(dict(view.fix_squares))
+            self.fixes += 1
+            self._next_at = now + self.style.read_screen_s * 2
+            return f"fixed {len(view.fix_squares)} squares"
+        if view.state == "visitor_turn" and view.board is not None:
+            if view.ply == self._waiting_ply:
+                return None            # the last move is not taken in yet
+            board = view.board
+            if self.style.illegal_rate and self.rng.random() < self.style.illegal_rate:
+                move = self._illegal_move(board)
+                if move is not None:
+                    self.world.visitor_move(move.from_sq, move.to_sq, remove_captures=False)
+                    self.illegal_moves += 1
+                    self._next_at = now + 10.0       # then waits to be told
+                    return f"illegal {move.otn(board.size)}"
+            move = self._choose(board)
+            forget = bool(board.captures_of(move)) and self.rng.random() < self.style.forget_capture_rate
+            self.world.visitor_move(move.from_sq, move.to_sq, remove_captures=not forget)
+            self.forgotten_captures += int(forget)
+            self.moves += 1
+            self._waiting_ply = view.ply
+            self._next_at = now + 1.0
+            return f"{board.move_to_otn(move)}{' (left the capture)' if forget else ''}"
+        return None
+
+    def _choose(self, board: Board) -> Move:
+        if self.style.mode == "engine":
+            from engine.search import search_board
+
+            result = search_board(board, self.style.level, seed=self.rng.randrange(1 << 30))
+            if result.move is not None:
+                return result.move
+        return self.rng.choice(board.legal_moves)
+
+    def _illegal_move(self, board: Board) -> Move | None:
+        """A slide of one's own piece to an empty square that is not a legal destination."""
+        own = [sq for sq, p in board.pieces().items() if p.side == board.turn]
+        legal = {(m.from_sq, m.to_sq) for m in board.legal_moves}
+        for _ in range(50):
+            src = self.rng.choice(own)
+            dst = self.rng.randrange(board.size * board.size)
+            if board.piece_at(dst) is None and (src, dst) not in legal:
+                return Move(src, dst)
+        return None
+
+
+def robot_pieces(world: SimWorld, robot_piece_kinds: tuple[Piece, ...]) -> dict[int, Piece]:
+    return {sq: p for sq, p in world.square_pieces().items() if p in robot_piece_kinds}

@@ -1,0 +1,20 @@
+"""Which configured board a variant is played on.
+
+WHY: Tablut needs the 9x9 board, the others the 11x11 one; a museum installs
+one board, and the simulation may swap boards freely. Both ask this one place.
+"""
+from __future__ import annotations
+
+from calibration.config import Config
+from engine import Board
+
+
+def board_name_for(config: Config, variant: str) -> str:
+    """The configured board whose size fits `variant` (the installed one if it fits)."""
+    size = Board(variant).size
+    if config.board_spec.squares == size:
+        return config.board
+    for name, spec in sorted(config.boards.items()):
+        if spec.squares == size:
+            return name
+    raise ValueError(f"no board with {size}x{size} squares in the configuration for {variant!r}")

@@ -1,0 +1,123 @@
+"""The camera thread: grab a frame, read the board, keep the newest reading.
+
+WHY a thread: grabbing and reading a frame takes tens of milliseconds (marker
+detection, rectification, classification), which the pygame loop cannot
+spend; the controller just takes the newest reading in `poll()`. OpenCV
+releases the GIL in its heavy calls, so a thread is enough here.
+
+A camera that delivers nothing (unplugged, a driver hiccup) turns into
+readings with ok=False and a reason after `dropout_s`, so the screen can say
+so; the thread keeps trying to reopen the source, and the game goes on when
+frames come back.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, replace
+from typing import Callable, Protocol
+
+import numpy as np
+
+from kiosk.ports import CameraReading
+
+log = logging.getLogger("kiosk.camera")
+
+
+@dataclass(frozen=True)
+class Frame:
+    t: float                 # monotonic time the frame was taken
+    image: np.ndarray
+    repeat: bool = False     # the very same picture as the previous frame (a simulated still scene)
+
+
+class FrameSource(Protocol):
+    def grab(self) -> Frame | None:
+        """The next frame, or None if the camera delivered none (may block briefly)."""
+
+    def use_board(self, board_name: str, variant: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class FrameReader(Protocol):
+    def read(self, frame: Frame, seq: int) -> CameraReading: ...
+
+    def use_board(self, board_name: str, variant: str) -> None: ...
+
+
+class CameraThread:
+    """CameraPort: a daemon thread turning frames into readings."""
+
+    def __init__(self, source: FrameSource, reader: FrameReader, *, max_fps: float = 15.0,
+                 dropout_s: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.source, self.reader = source, reader
+        self.min_period = 1.0 / max_fps if max_fps > 0 else 0.0
+        self.dropout_s = dropout_s
+        self.clock = clock
+        self._latest: CameraReading | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._pause = threading.Event()
+        self._seq = 0
+        self._frame_reading: CameraReading | None = None
+        self.frames_read = 0
+        self.read_seconds = 0.0
+        self._thread = threading.Thread(target=self._run, name="tafl-camera", daemon=True)
+        self._thread.start()
+
+    def read_latest(self) -> CameraReading | None:
+        with self._lock:
+            return self._latest
+
+    def use_board(self, board_name: str, variant: str) -> None:
+        with self._lock:
+            self.source.use_board(board_name, variant)
+            self.reader.use_board(board_name, variant)
+            self._latest = None
+            self._frame_reading = None
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.source.close()
+
+    def _post(self, reading: CameraReading) -> None:
+        with self._lock:
+            self._latest = reading
+
+    def _run(self) -> None:
+        last_frame = self.clock()
+        while not self._stop.is_set():
+            started = self.clock()
+            try:
+                frame = self.source.grab()
+            except Exception as exc:  # noqa: BLE001 - a camera error is a reading, not a crash
+                log.warning("camera: %s", exc)
+                frame = None
+            if frame is None:
+                if self.clock() - last_frame > self.dropout_s:
+                    self._seq += 1
+                    self._post(CameraReading(self._seq, self.clock(), False, "camera.no_frames"))
+                self._stop.wait(0.05)
+                continue
+            last_frame = self.clock()
+            self._seq += 1
+            t0 = time.perf_counter()
+            previous = self._frame_reading
+            try:
+                if frame.repeat and previous is not None:
+                    reading = replace(previous, seq=self._seq, t=frame.t)   # same picture, same reading
+                else:
+                    reading = self.reader.read(frame, self._seq)
+            except Exception as exc:  # noqa: BLE001
+                log.exception("board reader failed")
+                reading = CameraReading(self._seq, frame.t, False, f"reader error: {exc}")
+            self._frame_reading = reading
+            self.read_seconds += time.perf_counter() - t0
+            self.frames_read += 0 if frame.repeat else 1
+            self._post(reading)
+            rest = self.min_period - (self.clock() - started)
+            if rest > 0:
+                self._stop.wait(rest)

@@ -1,0 +1,193 @@
+"""`tafl-kiosk`: the museum kiosk, with its hardware or in simulation.
+
+    tafl-kiosk                              the kiosk on the configured camera and gantry
+    tafl-kiosk --simulate                   the touchscreen on a simulated table (make demo)
+    tafl-kiosk --simulate --headless --autoplay 20 --faults hand,missed-pickup,power-cut
+    tafl-kiosk --screenshots DIR            every screen as PNG files
+
+The headless run prints one line per game and, last, exactly
+`games: N, completed: N, desyncs: N, lost: N`; its exit status is 0 only if
+every game was completed without a desync.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+log = logging.getLogger("kiosk")
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size must be WxH, like 1280x800, not {text!r}") from None
+    if w < 320 or h < 240:
+        raise argparse.ArgumentTypeError(f"size {text} is too small (at least 320x240)")
+    return w, h
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tafl-kiosk", description="The museum tafl kiosk.")
+    p.add_argument("--simulate", action="store_true", help="no hardware: a simulated table, camera and gantry")
+    p.add_argument("--config", metavar="FILE", help="configuration file (default /etc/tafl-kiosk/config.toml)")
+    p.add_argument("--state", metavar="DIR", help="state directory (journal, ledger, game log)")
+    p.add_argument("--headless", action="store_true", help="no window (with --simulate --autoplay)")
+    p.add_argument("--autoplay", type=int, metavar="N", help="play N games with a simulated visitor")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the simulation (default 0)")
+    p.add_argument("--faults", metavar="LIST", default="",
+                   help="faults to inject: missed-pickup,hand,camera-dropout,serial-unplug,alarm,"
+                        "garbled-serial,power-cut (or all)")
+    p.add_argument("--variant", default="copenhagen",
+                   help="variant(s) the simulated visitor plays, comma-separated (default copenhagen)")
+    p.add_argument("--level", default="easy", help="the robot's level in autoplay (default easy)")
+    p.add_argument("--visitor", choices=("random", "engine"), default="random",
+                   help="the simulated visitor plays random legal moves or the engine's (easy)")
+    p.add_argument("--speed", type=float, default=None,
+                   help="simulated gantry speed factor (default 25 headless, 2 with a window)")
+    p.add_argument("--screenshots", metavar="DIR", help="save every screen as PNG into DIR and exit")
+    p.add_argument("--size", type=_size, default=None, metavar="WxH", help="window size (default from config)")
+    p.add_argument("--windowed", action="store_true", help="a window instead of full screen")
+    p.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        return 130
+    except (ValueError, OSError) as exc:
+        print(f"tafl-kiosk: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    from calibration.config_file import load_config
+
+    from kiosk.faults import parse_faults
+
+    config = load_config(args.config)
+    faults = parse_faults(args.faults)
+    variants = tuple(v.strip() for v in args.variant.split(",") if v.strip())
+    from engine import VARIANTS
+    for v in variants:
+        if v not in VARIANTS:
+            raise ValueError(f"unknown variant {v!r}; known: {', '.join(VARIANTS)}")
+    if args.level not in config.engine.levels:
+        raise ValueError(f"unknown level {args.level!r}; known: {', '.join(config.engine.levels)}")
+    _setup_logging(args)
+
+    if args.screenshots:
+        from kiosk.ui.screenshots import save_screenshots
+
+        save_screenshots(args.screenshots, config)
+        return 0
+    if args.autoplay is not None and not (args.simulate and args.headless):
+        raise ValueError("--autoplay needs --simulate --headless")
+    if args.headless and args.autoplay is None:
+        raise ValueError("--headless needs --autoplay N (there is nothing else to do without a screen)")
+    if args.faults and args.autoplay is None:
+        raise ValueError("--faults needs --simulate --headless --autoplay N")
+    if args.autoplay is not None:
+        if args.autoplay < 1:
+            raise ValueError("--autoplay needs at least 1 game")
+        return _autoplay(args, config, faults, variants)
+    size = args.size or tuple(config.kiosk.screen_size)
+    fullscreen = config.kiosk.fullscreen and not args.windowed
+    if args.simulate:
+        return _simulate_window(args, config, variants[0], size, fullscreen)
+    return _hardware(args, config, size, fullscreen)
+
+
+def _setup_logging(args: argparse.Namespace) -> None:
+    try:
+        from kiosk.logging_setup import setup_logging
+
+        setup_logging(args.log_level.upper(), log_dir="" if args.simulate else None)
+    except ImportError:
+        logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(name)s %(message)s")
+    if args.headless:
+        logging.getLogger().setLevel(max(logging.WARNING, logging.getLogger().level))
+
+
+def _autoplay(args, config, faults, variants) -> int:
+    from kiosk.autoplay import VisitorStyle
+    from kiosk.headless import Autoplay, AutoplayOptions
+    from kiosk.simrig import fast_settings
+
+    settings = fast_settings(args.seed)
+    if args.speed:
+        settings.speed_factor = args.speed
+    base = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="tafl-autoplay-"))
+    state_dir = base / time.strftime("run-%Y%m%d-%H%M%S")     # a fresh table needs a fresh journal
+    state_dir.mkdir(parents=True, exist_ok=True)
+    options = AutoplayOptions(games=args.autoplay, seed=args.seed, faults=faults, variants=variants,
+                              level=args.level, visitor=VisitorStyle(mode=args.visitor))
+    print(f"autoplay: {args.autoplay} games of {', '.join(variants)}, robot level {args.level}, "
+          f"faults: {', '.join(faults) or 'none'}, seed {args.seed}, state {state_dir}", flush=True)
+    run = Autoplay(config, str(state_dir), options, settings, out=lambda line: print(line, flush=True))
+    results = run.run()
+    for line in run.summary_lines():
+        print(line, flush=True)
+    return 0 if all(r.completed and not r.desync for r in results) else 1
+
+
+def _simulate_window(args, config, variant, size, fullscreen) -> int:
+    from kiosk.simrig import SimRig, SimSettings
+    from kiosk.ui.app import run_app
+
+    state_dir = args.state or os.path.join(tempfile.gettempdir(), "tafl-kiosk-sim")
+    Path(state_dir).mkdir(parents=True, exist_ok=True)
+    fresh = not (Path(state_dir) / "journal.jsonl").exists()
+    settings = SimSettings(seed=args.seed, speed_factor=args.speed or 2.0)
+    rig = SimRig(config, state_dir, variant, settings, fresh=True)
+    if not fresh:
+        log.warning("%s holds an unfinished game from an earlier run on another simulated table: "
+                    "the controller will ask for the board to be put right", state_dir)
+    try:
+        run_app(rig.controller, config, world=rig.world, size=size, fullscreen=fullscreen)
+    finally:
+        rig.close()
+    return 0
+
+
+def _hardware(args, config, size, fullscreen) -> int:
+    from kiosk.camera_thread import CameraThread
+    from kiosk.controller import GameController
+    from kiosk.engine_worker import EngineWorker
+    from kiosk.gantry_thread import GantryThread
+    from kiosk.robot_adapter import GantryMover
+    from kiosk.sdnotify import Notifier
+    from kiosk.ui.app import run_app
+    from kiosk.vision_adapter import UvcFrameSource, VisionFrameReader
+
+    notifier = Notifier.from_environ()
+    state_dir = args.state or config.kiosk.state_dir
+    Path(state_dir).mkdir(parents=True, exist_ok=True)
+    camera = CameraThread(UvcFrameSource(config), VisionFrameReader(config), max_fps=config.camera.fps)
+    gantry = GantryThread(GantryMover(config, state_dir=state_dir))
+    engine = EngineWorker(config.engine.levels)
+    controller = GameController(config, camera, gantry, engine, state_dir, on_poll=notifier.tick,
+                                on_state=lambda s: notifier.status(f"kiosk: {s}"))
+    notifier.ready("kiosk: running")
+    try:
+        run_app(controller, config, size=size, fullscreen=fullscreen)
+    finally:
+        notifier.stopping("kiosk: stopping")
+        for stop in (gantry.stop, camera.stop, engine.stop, controller.stop):
+            try:
+                stop()
+            except Exception:   # noqa: BLE001
+                log.exception("while stopping")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,752 @@
+"""The game controller: one explicit state machine for a whole game on the physical board.
+
+WHY this shape: the pygame loop must never block, so the controller only
+reacts to events (camera readings from the camera thread, replies from the
+search process, progress and errors from the gantry thread) in `poll()`,
+which the loop calls once a frame. The screens draw `view()` and call the
+commands; they never touch hardware.
+
+Every state change is journalled (kiosk/journal.py) BEFORE it acts, so after
+a crash or a power cut a new controller rebuilds the game from the journal,
+re-reads the board with the camera, compares it with what the journal and the
+storage ledger say, and then continues or asks for the board to be put right.
+
+One idea carries the robot's side: a goal is a target position for the
+squares. Setting up, the robot's move (with its captures parked), clearing,
+a missed-pickup retry and the resume after a power cut all plan the same way
+(kiosk/reconcile.py: camera reading + storage ledger -> transfers), carry the
+plan out and check the result with the camera, retrying with small pickup
+offsets, then asking a person to place the piece, showing where.
+
+Message keys (kiosk/i18n): illegal_move.{not_your_piece, not_straight, blocked,
+restricted_square, rule}, fix_board.mismatch, fix_board.robot_result,
+place_piece.missed_pickup, place_piece.missing_pieces, place_piece.storage_full,
+gantry.error, camera.waiting, resume.checking, capture.left_on_board.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from calibration.config import Config
+from engine import Board, Move, Outcome, Piece, Side, square_name
+
+from kiosk.board_names import board_name_for
+from kiosk.inventory import InventoryFile, StorageInventory
+from kiosk.journal import Journal, Record
+from kiosk.move_reading import read_visitor_move
+from kiosk.ports import CameraPort, CameraReading, EnginePort, GantryEvent, GantryPort, Slot, Transfer
+from kiosk.reconcile import apply_transfer, diff_squares, reconcile
+from kiosk.states import State, check_transition
+
+log = logging.getLogger("kiosk.controller")
+
+#: pickup points (mm from the square's centre) tried one after the other when the
+#: camera shows a missed pickup: first the centre again (a slip), then a ring
+#: about half a piece's radius out, for a piece knocked off its centre
+RETRY_OFFSETS_MM: tuple[tuple[float, float], ...] = (
+    (0.0, 0.0),
+    (4.0, 0.0), (0.0, 4.0), (-4.0, 0.0), (0.0, -4.0),
+    (2.8, 2.8), (-2.8, 2.8), (-2.8, -2.8), (2.8, -2.8),
+)
+#: more differences than this after a robot move is not a robot slip but a disturbed board
+MAX_ROBOT_DIFF = 6
+#: seconds between homing attempts while the gantry is in error
+HOME_RETRY_S = 3.0
+
+
+@dataclass(frozen=True)
+class ControllerView:
+    """An immutable snapshot of the controller for the screens (docs/architecture.md)."""
+
+    state: str
+    variant: str | None
+    board: Board | None
+    visitor_side: Side | None
+    level: str | None
+    last_move: Move | None
+    last_captures: tuple[int, ...]
+    announcements: tuple[str, ...]
+    robot_activity: str
+    progress: float
+    fix_squares: dict[int, Piece | None]
+    message: str | None
+    message_args: dict[str, str]
+    outcome: Outcome | None
+    camera_ok: bool
+    camera_reason: str | None
+    captured: dict[str, int]
+    # additions beyond the architecture's list
+    ply: int = 0
+    robot_side: Side | None = None
+    resumed: bool = False
+    thinking_since: float | None = None
+
+
+@dataclass
+class Goal:
+    """A target for the squares and what to do once the camera confirms it."""
+
+    purpose: str                      # setup | move | clear | restore
+    target: dict[int, Piece]
+    phase: str = "read"               # read (plan from a fresh reading) | moving | verify
+    not_before: float = 0.0           # only readings from frames after this count
+    attempts: int = 0                 # plans carried out that the camera did not confirm
+    interrupted: bool = False         # the last plan stopped on a gantry error: not a failed attempt
+    last_plan: list[Transfer] = field(default_factory=list)
+
+
+class StabilityTracker:
+    """A board reading counts once it has been the same for `stable_s` seconds,
+    with every marker seen (no hand over the board) the whole time."""
+
+    def __init__(self, stable_s: float) -> None:
+        self.stable_s = stable_s
+        self.squares: tuple[Piece | None, ...] | None = None
+        self.run_start = 0.0
+        self.last_t = 0.0
+        self.last_seq = -1
+
+    def update(self, reading: CameraReading) -> None:
+        if reading.seq == self.last_seq:
+            return
+        self.last_seq = reading.seq
+        if not reading.ok:
+            self.squares = None
+            return
+        if reading.squares != self.squares:
+            self.squares = reading.squares
+            self.run_start = reading.t
+        self.last_t = reading.t
+
+    def stable(self, not_before: float = 0.0) -> dict[int, Piece] | None:
+        if self.squares is None:
+            return None
+        start = max(self.run_start, not_before)
+        if self.last_t <= not_before or self.last_t - start < self.stable_s:
+            return None
+        return {sq: p for sq, p in enumerate(self.squares) if p is not None}
+
+
+class GameController:
+    """See the module docstring. Construct it, then call `poll()` every frame."""
+
+    def __init__(self, config: Config, camera: CameraPort, gantry: GantryPort, engine: EnginePort,
+                 state_dir: str, *, clock: Callable[[], float] = time.monotonic,
+                 stable_s: float | None = None, max_pickup_retries: int = len(RETRY_OFFSETS_MM),
+                 on_game_over: Callable[[Board, Outcome], None] | None = None,
+                 on_poll: Callable[[], object] | None = None,
+                 on_state: Callable[[str], object] | None = None) -> None:
+        self.config = config
+        self.camera, self.gantry, self.engine = camera, gantry, engine
+        self.clock = clock
+        self.journal = Journal(state_dir)
+        self.inventory_file = InventoryFile(state_dir)
+        self.stability = StabilityTracker(config.camera.stable_s if stable_s is None else stable_s)
+        self.max_pickup_retries = max_pickup_retries
+        self.on_game_over = on_game_over
+        self.on_poll = on_poll          # e.g. the systemd watchdog's tick: alive while the loop runs
+        self.on_state = on_state        # e.g. systemd STATUS=
+
+        self.state = State.IDLE
+        self.variant: str | None = None
+        self.options: dict[str, str] = {}
+        self.visitor_side: Side | None = None
+        self.level: str | None = None
+        self.board: Board | None = None
+        self.board_name = config.board
+        self.inventory: StorageInventory | None = None
+        self.leftovers: dict[int, Piece] = {}
+        self.last_move: Move | None = None
+        self.last_captures: tuple[int, ...] = ()
+        self.announcements: tuple[str, ...] = ()
+        self.outcome: Outcome | None = None
+        self.fix_squares: dict[int, Piece | None] = {}
+        self.message: str | None = None
+        self.message_args: dict[str, str] = {}
+        self.robot_activity = ""
+        self.progress = 0.0
+        self.camera_ok = False
+        self.camera_reason: str | None = "camera.waiting"
+        self.goal: Goal | None = None
+        self.after_goal: Callable[[], None] | None = None
+        self.resumed = False
+        self.thinking_since: float | None = None
+        self._job = 0
+        self._job_transfers: list[Transfer] = []
+        self._job_done = 0
+        self._request = 0
+        self._resume_plan: list[Transfer] = []
+        self._homing_job: int | None = None
+        self._home_retry_at = 0.0
+        self._paused_from = State.VERIFY
+        self._start_counts: dict[str, int] = {}
+        self._journal_board_moves: list[str] = []
+        self.resume()
+
+    # ------------------------------------------------------------------ view
+    def view(self) -> ControllerView:
+        captured = {"attackers": 0, "defenders": 0}
+        if self.board is not None:
+            now = list(self.board.pieces().values())
+            captured["attackers"] = self._start_counts.get("defenders", 0) - \
+                sum(1 for p in now if p != Piece.ATTACKER)
+            captured["defenders"] = self._start_counts.get("attackers", 0) - \
+                sum(1 for p in now if p == Piece.ATTACKER)
+        return ControllerView(
+            state=self.state.value, variant=self.variant,
+            board=self.board.copy() if self.board is not None else None,
+            visitor_side=self.visitor_side, level=self.level, last_move=self.last_move,
+            last_captures=self.last_captures, announcements=self.announcements,
+            robot_activity=self.robot_activity, progress=self.progress,
+            fix_squares=dict(self.fix_squares), message=self.message,
+            message_args=dict(self.message_args), outcome=self.outcome,
+            camera_ok=self.camera_ok, camera_reason=self.camera_reason, captured=captured,
+            ply=len(self.board.move_stack) if self.board is not None else 0,
+            robot_side=self.visitor_side.other if self.visitor_side is not None else None,
+            resumed=self.resumed, thinking_since=self.thinking_since)
+
+    # -------------------------------------------------------------- commands
+    def start_game(self, variant: str, options: dict[str, str], visitor_side: Side, level: str) -> None:
+        """A visitor starts a game: the robot sets the board up, then whoever moves first plays."""
+        if self.state not in (State.IDLE, State.GAME_OVER):
+            raise RuntimeError(f"cannot start a game while {self.state.value}")
+        if level not in self.config.engine.levels:
+            raise ValueError(f"unknown level {level!r}; known: {', '.join(self.config.engine.levels)}")
+        board = Board(variant, options=dict(options))
+        if self.state == State.GAME_OVER:
+            self.journal.archive(self.variant or "game")
+        self._journal("game_started", variant=variant, options=dict(options),
+                      visitor_side=Side(visitor_side).value, level=level)
+        self._load_game(variant, dict(options), Side(visitor_side), level, board)
+        self._begin_setup()
+
+    def resign(self) -> None:
+        """The visitor gives up: the robot wins."""
+        if self.board is None or self.state in (State.IDLE, State.GAME_OVER, State.CLEARING):
+            return
+        self.engine.cancel()
+        self._finish(Outcome(self.visitor_side.other, "resigned"))
+
+    def end_game(self) -> None:
+        """Stop without a winner (idle timeout, staff), then clear the board."""
+        if self.state in (State.IDLE, State.CLEARING):
+            return
+        self.engine.cancel()
+        if self.state != State.GAME_OVER:
+            self._finish(Outcome(None, "ended"))
+        self.clear_board()
+
+    def clear_board(self) -> None:
+        """Park every piece in storage (after game over, or the staff asks)."""
+        if self.state not in (State.IDLE, State.GAME_OVER, State.PAUSED_ERROR):
+            raise RuntimeError(f"cannot clear the board while {self.state.value}")
+        self._journal("clearing")
+        self._set_state(State.CLEARING)
+        self._start_goal("clear", {}, self._cleared)
+
+    def home(self) -> None:
+        """Staff: home the gantry (after a power cut or an alarm)."""
+        self._job += 1
+        self._homing_job = self._job
+        self._journal("homing", job=self._job)
+        self.gantry.home(self._job)
+
+    def setup_board(self, variant: str) -> None:
+        """Staff: set the start position of `variant` without starting a game."""
+        if self.state not in (State.IDLE, State.GAME_OVER):
+            raise RuntimeError(f"cannot set up the board while {self.state.value}")
+        board = Board(variant)
+        self._journal("staff_setup", variant=variant)
+        self._use_board(variant)
+        self.variant, self.board = variant, None
+        self._set_state(State.SETUP)
+        self._start_goal("setup", board.pieces(), lambda: self._set_state(State.IDLE))
+
+    def stop(self) -> None:
+        """Orderly shutdown of the controller's helpers (not used on a power cut)."""
+        self.journal.close()
+
+    # ----------------------------------------------------------------- poll
+    def poll(self) -> None:
+        """Handle everything that arrived since the last frame; never blocks."""
+        if self.on_poll is not None:
+            self.on_poll()
+        reading = self.camera.read_latest()
+        if reading is not None:
+            self.stability.update(reading)
+            self.camera_ok = reading.ok
+            self.camera_reason = reading.reason
+        for event in self.gantry.poll():
+            self._on_gantry(event)
+        if self.state == State.THINKING:
+            reply = self.engine.poll()
+            if reply is not None and reply[0] == self._request:
+                self._on_engine_reply(reply[1])
+        if self.state == State.PAUSED_ERROR and self._homing_job is None \
+                and self.clock() >= self._home_retry_at:
+            self.home()
+        if self.state == State.PAUSED_ERROR:
+            return
+        if self.goal is not None and self.goal.phase in ("read", "verify") and self._homing_job is None:
+            self._advance_goal()
+        elif self.state in (State.VISITOR_TURN, State.FIX_BOARD) and self.goal is None:
+            self._watch_visitor()
+
+    # ------------------------------------------------------------ internals
+    def _journal(self, kind: str, **data: object) -> Record:
+        return self.journal.append(kind, **data)
+
+    def _set_state(self, new: State, **data: object) -> None:
+        if new == self.state and not data:
+            return
+        check_transition(self.state, new)
+        self._journal("state", state=new.value, **data)
+        log.info("state %s -> %s", self.state.value, new.value)
+        self.state = new
+        if self.on_state is not None:
+            try:
+                self.on_state(new.value)
+            except Exception:   # noqa: BLE001 - a status line must not stop the game
+                log.exception("state hook failed")
+        if new not in (State.FIX_BOARD, State.PLACE_PIECE):
+            self.fix_squares = {}
+        if new not in (State.FIX_BOARD, State.PLACE_PIECE, State.PAUSED_ERROR):
+            self.message, self.message_args = None, {}
+        self.thinking_since = self.clock() if new == State.THINKING else None
+
+    def _load_game(self, variant: str, options: dict[str, str], visitor_side: Side, level: str,
+                   board: Board) -> None:
+        self.variant, self.options, self.visitor_side, self.level = variant, options, visitor_side, level
+        self.board = board
+        start = list(board.pieces().values())
+        self._start_counts = {"attackers": sum(1 for p in start if p == Piece.ATTACKER),
+                              "defenders": sum(1 for p in start if p != Piece.ATTACKER)}
+        self.leftovers = {}
+        self.last_move, self.last_captures, self.announcements = None, (), ()
+        self.outcome = None
+        self._use_board(variant)
+
+    def _use_board(self, variant: str) -> None:
+        self.board_name = board_name_for(self.config, variant)
+        for port in (self.camera, self.gantry):
+            use = getattr(port, "use_board", None)
+            if use is not None:
+                use(self.board_name, variant)
+        self.inventory = self.inventory_file.load(self.board_name)
+
+    def _book(self, transfer: Transfer) -> None:
+        if self.inventory is None:
+            return
+        if isinstance(transfer.src, Slot) or isinstance(transfer.dst, Slot):
+            apply_transfer(self.inventory, transfer)
+            self.inventory_file.save(self.board_name, self.inventory)
+
+    # -- setup ---------------------------------------------------------------
+    def _begin_setup(self) -> None:
+        self._set_state(State.SETUP)
+        self._start_goal("setup", self.board.pieces(), self._setup_done)
+
+    def _setup_done(self) -> None:
+        self._journal("setup_done")
+        self._next_turn()
+
+    def _next_turn(self) -> None:
+        assert self.board is not None
+        if self.board.is_game_over():
+            self._finish(self.board.outcome())
+        elif self.board.turn == self.visitor_side:
+            self._set_state(State.VISITOR_TURN)
+        else:
+            self._think()
+
+    # -- the visitor's move ----------------------------------------------------
+    def _watch_visitor(self) -> None:
+        squares = self.stability.stable()
+        if squares is None or self.board is None:
+            return
+        result = read_visitor_move(self.board, squares, self.leftovers)
+        if result.kind == "none":
+            if self.state == State.FIX_BOARD:
+                self._journal("board_fixed")
+                self._set_state(State.VISITOR_TURN)
+            return
+        if result.kind in ("illegal", "mismatch"):
+            if self.state == State.FIX_BOARD and result.fix == self.fix_squares:
+                return
+            self._journal("fix_board", fix={square_name(s, self.board.size): (p.value if p else None)
+                                            for s, p in result.fix.items()},
+                          message=result.message, **({"tried": result.move.otn(self.board.size)}
+                                                     if result.move else {}))
+            if self.state != State.FIX_BOARD:
+                self._set_state(State.FIX_BOARD)
+            self.fix_squares = dict(result.fix)
+            self.message, self.message_args = result.message, dict(result.message_args)
+            return
+        move = result.move
+        assert move is not None
+        otn = self.board.move_to_otn(move)
+        self._journal("visitor_move", move=otn, captures=list(result.captures),
+                      left=list(result.left_on_board))
+        self._play(move)
+        for sq in result.left_on_board:
+            self.leftovers[sq] = self._captured_piece(sq)
+        self._next_turn()
+
+    def _captured_piece(self, sq: int) -> Piece:
+        """What stood on `sq` before the last move captured it."""
+        before = self.board.copy()
+        move = before.pop()
+        piece = before.piece_at(sq)
+        if piece is None and sq == move.to_sq:      # the mover died where it stopped
+            piece = before.piece_at(move.from_sq)
+        assert piece is not None, f"nothing was captured on {sq}"
+        return piece
+
+    def _play(self, move: Move) -> tuple[int, ...]:
+        captures = tuple(self.board.push(move))
+        self.last_move, self.last_captures = move, captures
+        try:
+            self.announcements = tuple(a.kind for a in self.board.announcements())
+        except Exception:   # noqa: BLE001 - announcements are decoration, never fatal
+            self.announcements = ()
+        return captures
+
+    # -- the robot's move ------------------------------------------------------
+    def _think(self) -> None:
+        self._set_state(State.THINKING)
+        self._request += 1
+        self.engine.request(self._request, self.variant, self.options, self._moves_otn(), self.level)
+
+    def _moves_otn(self) -> list[str]:
+        return [m.otn(self.board.size) for m in self.board.move_stack]
+
+    def _on_engine_reply(self, move_otn: str) -> None:
+        move = self.board.parse_move(move_otn)
+        if not self.board.is_legal(move):
+            raise RuntimeError(f"engine replied with an illegal move {move_otn}")
+        captures = tuple(self.board.captures_of(move))
+        robot_piece = self.board.piece_at(move.from_sq)
+        plan: list[Transfer] = []
+        inv = StorageInventory(dict(self.inventory.slots)) if self.inventory else StorageInventory()
+        latest = self.stability.squares
+        for sq, piece in sorted(self.leftovers.items()):
+            if latest is not None and latest[sq] is None:
+                continue          # the visitor took it away meanwhile
+            plan += self._park(inv, sq, piece)
+        plan.append(Transfer(move.from_sq, move.to_sq, robot_piece, "move"))
+        for sq in captures:
+            plan += self._park(inv, sq, robot_piece if sq == move.to_sq else self.board.piece_at(sq))
+        otn = self.board.move_to_otn(move)
+        self._journal("robot_move", move=otn, captures=list(captures),
+                      plan=[t.to_json() for t in plan])
+        self._play(move)
+        before = {sq: p for sq, p in self._board_before_last().items()}
+        before.update({sq: p for sq, p in self.leftovers.items()})
+        self.leftovers = {}
+        self._set_state(State.ROBOT_MOVING)
+        self.goal = Goal("move", self.board.pieces(), phase="moving")
+        self.after_goal = self._robot_move_done
+        self._submit(plan, before)
+
+    def _park(self, inv: StorageInventory, sq: int, piece: Piece) -> list[Transfer]:
+        from kiosk.reconcile import park_slot
+        slot = park_slot(inv.slots, piece)
+        if slot is None:
+            return []        # storage full: the verify step will ask a person
+        inv.slots[slot] = piece
+        return [Transfer(sq, slot, piece, "park")]
+
+    def _robot_move_done(self) -> None:
+        self._journal("robot_move_done")
+        self._next_turn()
+
+    # -- goals: plan, carry out, verify -------------------------------------------
+    def _start_goal(self, purpose: str, target: dict[int, Piece], then: Callable[[], None]) -> None:
+        self.goal = Goal(purpose, dict(target), phase="read", not_before=self.clock())
+        self.after_goal = then
+        self.robot_activity, self.progress = "", 0.0
+
+    def _advance_goal(self) -> None:
+        goal = self.goal
+        assert goal is not None
+        observed = self.stability.stable(goal.not_before)
+        if observed is None:
+            return
+        if self._resume_plan:
+            self._settle_resumed_plan(observed)
+        if goal.phase == "verify":
+            self._unbook_failures(observed, goal.last_plan)
+        diff = diff_squares(observed, goal.target)
+        if not diff:
+            self.goal, then = None, self.after_goal
+            self.after_goal = None
+            self.fix_squares = {}
+            self.robot_activity, self.progress = "", 1.0
+            self._journal("goal_reached", purpose=goal.purpose)
+            if then is not None:
+                then()
+            return
+        if self.state == State.PLACE_PIECE:
+            self.fix_squares = diff
+            return
+        if self.inventory is None:
+            self.inventory = StorageInventory.full_for(self.variant or "copenhagen", observed)
+            self.inventory_file.save(self.board_name, self.inventory)
+        if goal.purpose in ("move", "restore") and len(diff) > MAX_ROBOT_DIFF:
+            self._ask_person(diff, "fix_board.robot_result")
+            return
+        if goal.phase == "verify" and not goal.interrupted:
+            goal.attempts += 1
+        goal.interrupted = False
+        if goal.attempts > self.max_pickup_retries:
+            self._ask_person(diff, "place_piece.missed_pickup")
+            return
+        offset = (0.0, 0.0) if goal.attempts == 0 else RETRY_OFFSETS_MM[(goal.attempts - 1) % len(RETRY_OFFSETS_MM)]
+        plan = reconcile(observed, goal.target, self.inventory, offset_mm=offset)
+        if not plan.transfers:
+            key = "place_piece.storage_full" if plan.no_slot else "place_piece.missing_pieces"
+            self._ask_person(diff, key)
+            return
+        self._journal("plan", purpose=goal.purpose, attempt=goal.attempts,
+                      plan=[t.to_json() for t in plan.transfers])
+        if goal.purpose == "move":
+            self._set_state(State.ROBOT_MOVING)
+        self._submit(plan.transfers, observed)
+
+    def _ask_person(self, diff: dict[int, Piece | None], message: str) -> None:
+        self._journal("place_piece", message=message,
+                      squares={square_name(s, self.board_size()): (p.value if p else None) for s, p in diff.items()})
+        self._set_state(State.PLACE_PIECE)
+        self.fix_squares = dict(diff)
+        self.message, self.message_args = message, {"count": str(len(diff))}
+
+    def board_size(self) -> int:
+        return self.config.boards[self.board_name].squares
+
+    def _board_before_last(self) -> dict[int, Piece]:
+        before = self.board.copy()
+        before.pop()
+        return before.pieces()
+
+    def _submit(self, transfers: list[Transfer], board: dict[int, Piece]) -> None:
+        """Hand a plan to the gantry with the table as believed now (board + storage)."""
+        assert self.goal is not None
+        places: dict = {sq: p.value for sq, p in board.items()}
+        if self.inventory is not None:
+            places.update({slot: p.value for slot, p in self.inventory.slots.items() if p is not None})
+        self._job += 1
+        self._job_transfers = list(transfers)
+        self._job_done = 0
+        self.goal.phase = "moving"
+        self.goal.last_plan = list(transfers)
+        self.progress = 0.0
+        self.robot_activity = describe(transfers[0], self.board_size()) if transfers else ""
+        self.gantry.submit(self._job, list(transfers), places)
+
+    def _on_gantry(self, event: GantryEvent) -> None:
+        if event.job == self._homing_job and event.kind in ("homed", "error"):
+            self._homing_job = None
+            if event.kind == "homed":
+                self._journal("homed")
+                if self.state == State.PAUSED_ERROR:
+                    self._set_state(self._paused_from)
+                    self.message, self.message_args = None, {}
+            else:
+                self._journal("gantry_error", error=event.error or "", during="homing")
+                self._home_retry_at = self.clock() + HOME_RETRY_S
+            return
+        if event.job != self._job:
+            return
+        if event.kind == "step" and event.transfer is not None:
+            self._book(event.transfer)
+            self._journal("transfer_done", job=event.job, step=event.step)
+            self._job_done = event.step + 1
+            self.progress = self._job_done / max(1, event.total)
+            if self._job_done < len(self._job_transfers):
+                self.robot_activity = describe(self._job_transfers[self._job_done], self.board_size())
+        elif event.kind == "done":
+            self.progress = 1.0
+            if self.goal is not None:
+                self.goal.phase = "verify"
+                self.goal.not_before = self.clock()
+                if self.goal.purpose == "move":
+                    self._set_state(State.VERIFY)
+        elif event.kind == "error":
+            self._journal("gantry_error", error=event.error or "")
+            self.message, self.message_args = "gantry.error", {"error": event.error or ""}
+            if self.goal is not None:
+                # what was done is booked; the camera decides what is left once the gantry is back
+                self.goal.phase = "verify"
+                self.goal.not_before = self.clock()
+                self.goal.interrupted = True
+            # once homed, go back; the goal re-plans from the camera what is left to do
+            if self.state != State.PAUSED_ERROR:
+                self._paused_from = State.VERIFY if self.state == State.ROBOT_MOVING else self.state
+            self._set_state(State.PAUSED_ERROR)
+            self.message, self.message_args = "gantry.error", {"error": event.error or ""}
+            self.home()
+
+    def _unbook_failures(self, observed: dict[int, Piece], plan: list[Transfer]) -> None:
+        """The books said a transfer happened; the camera says its piece never left or never came."""
+        if self.inventory is None:
+            return
+        changed = False
+        for t in plan:
+            if isinstance(t.dst, Slot) and observed.get(t.src) == t.piece \
+                    and self.inventory.slots.get(t.dst) == t.piece:
+                self.inventory.slots[t.dst] = None     # the piece is still on its square
+                changed = True
+            if isinstance(t.src, Slot) and isinstance(t.dst, int) and observed.get(t.dst) != t.piece \
+                    and self.inventory.slots.get(t.src) is None:
+                self.inventory.slots[t.src] = t.piece  # the piece never left its slot
+                changed = True
+        if changed:
+            self.inventory_file.save(self.board_name, self.inventory)
+
+    def _settle_resumed_plan(self, observed: dict[int, Piece]) -> None:
+        """After a power cut: book the interrupted plan's steps the camera shows were done."""
+        plan, self._resume_plan = self._resume_plan, []
+        if self.inventory is None:
+            return
+        for t in plan:
+            if isinstance(t.dst, Slot) and isinstance(t.src, int) and observed.get(t.src) != t.piece \
+                    and self.inventory.slots.get(t.dst) is None:
+                self.inventory.slots[t.dst] = t.piece
+            if isinstance(t.src, Slot) and isinstance(t.dst, int) and observed.get(t.dst) == t.piece \
+                    and self.inventory.slots.get(t.src) == t.piece:
+                self.inventory.slots[t.src] = None
+        self.inventory_file.save(self.board_name, self.inventory)
+
+    # -- game over and clearing ------------------------------------------------
+    def _finish(self, outcome: Outcome | None) -> None:
+        self.outcome = outcome
+        self._journal("game_over", winner=outcome.winner.value if outcome and outcome.winner else None,
+                      reason=outcome.reason if outcome else "")
+        self.goal, self.after_goal = None, None
+        self._set_state(State.GAME_OVER)
+        self._write_gamelog(outcome)
+        if self.on_game_over is not None and self.board is not None and outcome is not None:
+            try:
+                self.on_game_over(self.board.copy(), outcome)
+            except Exception:   # noqa: BLE001 - a log hook must not stop the game
+                log.exception("game-over hook failed")
+
+    def _write_gamelog(self, outcome: Outcome | None) -> None:
+        """The museum's record of the finished game (kiosk/gamelog.py), next to the journal."""
+        if self.board is None or outcome is None or self.visitor_side is None:
+            return
+        try:
+            from datetime import datetime, timezone
+
+            from kiosk.gamelog import append_game, record_from_board
+
+            if outcome.winner is None:
+                result = "abandoned" if outcome.reason in ("ended", "idle timeout") else "draw"
+            else:
+                result = "visitor" if outcome.winner == self.visitor_side else "robot"
+            started = self.journal.last("game_started")
+            started_at = datetime.fromtimestamp(started.t if started else time.time(), timezone.utc)
+            record = record_from_board(self.board, visitor_side=self.visitor_side, level=self.level or "",
+                                       result=result, reason=outcome.reason, started_at=started_at,
+                                       winner=outcome.winner, language=self.config.kiosk.language)
+            append_game(self.journal.state_dir, record)
+        except Exception:   # noqa: BLE001 - the statistics must never stop a game
+            log.exception("could not write the game log")
+
+    def _cleared(self) -> None:
+        self._journal("cleared")
+        self._set_state(State.IDLE)
+        self.journal.archive(self.variant or "game")
+        self.goal = None
+        self.board, self.leftovers = None, {}
+        self.last_move, self.last_captures, self.announcements = None, (), ()
+        self.outcome = None
+
+    # -- resume after a crash or a power cut ------------------------------------
+    def resume(self) -> None:
+        """Rebuild the game from the journal; the camera then decides how to go on."""
+        records = self.journal.records
+        start = next((i for i in range(len(records) - 1, -1, -1) if records[i].kind == "game_started"), None)
+        if start is None:
+            staff = self.journal.last("staff_setup")
+            if staff is not None and not self.journal.last("goal_reached"):
+                self.setup_board_resume(staff.get("variant"))
+            return
+        rec = records[start]
+        game = records[start:]
+        board = Board(rec.get("variant"), options=dict(rec.get("options") or {}))
+        self._load_game(rec.get("variant"), dict(rec.get("options") or {}), Side(rec.get("visitor_side")),
+                        rec.get("level"), board)
+        self.resumed = True
+        pending_robot: Record | None = None
+        setup_done = finished = clearing = False
+        for r in game:
+            if r.kind == "setup_done":
+                setup_done = True
+            elif r.kind == "visitor_move":
+                move = self._play(board.parse_move(r.get("move").split("x")[0]))
+                self.leftovers = {}
+                for sq in r.get("left") or []:
+                    self.leftovers[sq] = self._captured_piece(sq)
+            elif r.kind == "robot_move":
+                self._play(board.parse_move(r.get("move").split("x")[0]))
+                pending_robot = r
+            elif r.kind == "robot_move_done":
+                pending_robot = None
+                self.leftovers = {}
+            elif r.kind == "game_over":
+                finished = True
+                winner = r.get("winner")
+                self.outcome = Outcome(Side(winner) if winner else None, r.get("reason") or "")
+            elif r.kind == "clearing":
+                clearing = True
+        self._journal("resumed", moves=len(board.move_stack))
+        self.home()
+        if clearing:
+            self.state = State.CLEARING
+            self._start_goal("clear", {}, self._cleared)
+        elif finished:
+            self.state = State.GAME_OVER
+        elif not setup_done:
+            self.state = State.SETUP
+            self._start_goal("setup", Board(self.variant, options=self.options).pieces(), self._setup_done)
+        elif pending_robot is not None:
+            self._resume_plan = [Transfer.from_json(t) for t in pending_robot.get("plan") or []]
+            self.leftovers = {}
+            self.state = State.VERIFY
+            self._start_goal("move", board.pieces(), self._robot_move_done)
+            self.goal.phase = "verify"
+        elif board.turn == self.visitor_side:
+            self.state = State.VISITOR_TURN
+        else:
+            self.state = State.THINKING
+            self._think_resumed()
+        self._journal("state", state=self.state.value, resumed=True)
+
+    def _think_resumed(self) -> None:
+        self._request += 1
+        self.thinking_since = self.clock()
+        self.engine.request(self._request, self.variant, self.options, self._moves_otn(), self.level)
+
+    def setup_board_resume(self, variant: str | None) -> None:
+        if not variant:
+            return
+        self._use_board(variant)
+        self.variant = variant
+        self.state = State.SETUP
+        self._start_goal("setup", Board(variant).pieces(), lambda: self._set_state(State.IDLE))
+
+
+def describe(transfer: Transfer, size: int) -> str:
+    """The robot's activity for the screen: 'moving e4 to e9', 'parking f6', 'setting up d1'."""
+    def name(loc: object) -> str:
+        return square_name(loc, size) if isinstance(loc, int) else "storage"
+    if transfer.kind == "park" or (isinstance(transfer.dst, Slot) and isinstance(transfer.src, int)):
+        return f"parking {name(transfer.src)}"
+    if isinstance(transfer.src, Slot):
+        return f"placing {name(transfer.dst)}"
+    return f"moving {name(transfer.src)} to {name(transfer.dst)}"
+

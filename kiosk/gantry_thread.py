@@ -1,0 +1,138 @@
+"""The gantry thread: carry out the controller's transfers one by one, report each.
+
+WHY a thread: a transfer takes seconds of motion and the GRBL driver blocks
+while it waits for `ok` and for motion to finish; the pygame loop cannot. The
+controller submits a job (a list of transfers) and reads events in `poll()`:
+'step' after each transfer (so the ledger and the screen follow the plan),
+then 'done', or 'error' with a one-line reason (alarm, serial cable pulled,
+garbled answers). After an error the remaining transfers are dropped: the
+controller re-plans from the camera once the gantry is homed again, because
+only the camera knows where the pieces really are.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from typing import Protocol
+
+from kiosk.ports import GantryEvent, Transfer
+
+log = logging.getLogger("kiosk.gantry")
+
+
+class Mover(Protocol):
+    """What the gantry thread needs from the robot package (see kiosk/robot_adapter.py)."""
+
+    def home(self) -> None:
+        """(Re)connect if needed, clear an alarm, home; raises on failure."""
+
+    def begin(self, places: dict) -> None:
+        """The table as the controller believes it, before the next transfers."""
+
+    def carry(self, transfer: Transfer) -> None:
+        """Drag one piece; blocks until the motion has finished; raises on failure."""
+
+    def use_board(self, board_name: str, variant: str) -> None: ...
+
+    def make_safe(self) -> None:
+        """Magnet off, motion stopped; never raises."""
+
+    def close(self) -> None: ...
+
+
+class GantryThread:
+    """GantryPort on a daemon thread around a Mover."""
+
+    def __init__(self, mover: Mover) -> None:
+        self.mover = mover
+        self._commands: "queue.Queue[tuple[str, int, list[Transfer]] | None]" = queue.Queue()
+        self._events: "queue.Queue[GantryEvent]" = queue.Queue()
+        self._busy = threading.Event()
+        self._cancel = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="tafl-gantry", daemon=True)
+        self._thread.start()
+
+    @property
+    def busy(self) -> bool:
+        return self._busy.is_set() or not self._commands.empty()
+
+    def submit(self, job: int, transfers: list[Transfer], places: dict | None = None) -> None:
+        self._commands.put(("carry", job, [dict(places or {})] + list(transfers)))
+
+    def home(self, job: int) -> None:
+        self._commands.put(("home", job, []))
+
+    def use_board(self, board_name: str, variant: str) -> None:
+        self._commands.put(("board", 0, [board_name, variant]))  # type: ignore[list-item]
+
+    def poll(self) -> list[GantryEvent]:
+        out = []
+        while True:
+            try:
+                out.append(self._events.get_nowait())
+            except queue.Empty:
+                return out
+
+    def stop(self) -> None:
+        self._cancel.set()
+        self._commands.put(None)
+        self._thread.join(timeout=10)
+        self.mover.close()
+
+    def abandon(self) -> None:
+        """A power cut: stop between two G-code lines, no clean-up, no events."""
+        self._cancel.set()
+        self._commands.put(None)
+
+    def _run(self) -> None:
+        while True:
+            command = self._commands.get()
+            if command is None or self._cancel.is_set():
+                return
+            kind, job, payload = command
+            self._busy.set()
+            try:
+                if kind == "board":
+                    self.mover.use_board(str(payload[0]), str(payload[1]))
+                elif kind == "home":
+                    self._home(job)
+                else:
+                    self.mover.begin(payload[0])
+                    self._carry(job, payload[1:])
+            finally:
+                self._busy.clear()
+
+    def _home(self, job: int) -> None:
+        try:
+            self.mover.home()
+        except Exception as exc:  # noqa: BLE001 - reported to the controller
+            log.warning("homing failed: %s", exc)
+            self.mover.make_safe()
+            self._events.put(GantryEvent("error", job, activity="homing", error=_one_line(exc)))
+            return
+        self._events.put(GantryEvent("homed", job))
+
+    def _carry(self, job: int, transfers: list[Transfer]) -> None:
+        total = len(transfers)
+        for i, transfer in enumerate(transfers):
+            if self._cancel.is_set():
+                return
+            try:
+                self.mover.carry(transfer)
+            except Exception as exc:  # noqa: BLE001 - reported to the controller
+                if self._cancel.is_set():
+                    return
+                log.warning("transfer %d/%d failed: %s", i + 1, total, exc)
+                self.mover.make_safe()
+                self._events.put(GantryEvent("error", job, step=i, total=total, error=_one_line(exc)))
+                return
+            if self._cancel.is_set():
+                return
+            self._events.put(GantryEvent("step", job, step=i, total=total, transfer=transfer))
+        self._events.put(GantryEvent("done", job, step=total, total=total))
+
+
+def _one_line(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    return text.splitlines()[0][:200] if text else type(exc).__name__

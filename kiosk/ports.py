@@ -1,0 +1,121 @@
+"""The narrow ports between the game controller and the hardware (or its simulation).
+
+WHY: the controller is the same with the real camera and gantry and in
+simulation. It only ever sees these small records and protocols; the camera
+thread, the gantry thread and the engine worker implement them on top of the
+vision, robot and engine packages, so switching hardware is one place.
+
+Locations: a piece is either on a board square (an int, `rank * size + file`)
+or in a storage slot (`Slot(side, index)`, docs/hardware.md "Storage").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from engine import Piece
+
+
+# Places are the robot package's (robot/layout.py): one naming for the planner,
+# the ledger, the simulator's table and the controller.
+from robot.layout import Location, Slot, location_from_json, location_to_json  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """Carry one piece from one location to another (one step of a robot plan).
+
+    `kind` says why, for the screen and the journal: 'move' (the robot's own
+    move), 'park' (a captured piece to storage), 'setup', 'clear', 'restore'.
+    `offset_mm` shifts the pickup point: a missed pickup is retried with small
+    offsets because a piece that was nudged off its square's centre is not
+    under the magnet any more.
+    """
+
+    src: Location
+    dst: Location
+    piece: Piece
+    kind: str = "move"
+    offset_mm: tuple[float, float] = (0.0, 0.0)
+
+    def to_json(self) -> dict:
+        return {"src": location_to_json(self.src), "dst": location_to_json(self.dst),
+                "piece": self.piece.value, "kind": self.kind, "offset": list(self.offset_mm)}
+
+    @classmethod
+    def from_json(cls, obj: dict) -> "Transfer":
+        return cls(location_from_json(obj["src"]), location_from_json(obj["dst"]),
+                   Piece(obj["piece"]), obj.get("kind", "move"),
+                   tuple(obj.get("offset", (0.0, 0.0))))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class CameraReading:
+    """What the camera thread made of one frame.
+
+    `ok` is False when the board could not be read (markers hidden by a hand,
+    no frame from the camera); `reason` then says why, for the screen.
+    `squares[i]` is the most likely content of square i, `confidence[i]` its
+    probability. `raw` keeps the reader's own result for move inference.
+    """
+
+    seq: int
+    t: float
+    ok: bool
+    reason: str | None = None
+    squares: tuple[Piece | None, ...] = ()
+    confidence: tuple[float, ...] = ()
+    raw: object = None
+
+    def occupancy(self) -> dict[int, Piece]:
+        return {sq: p for sq, p in enumerate(self.squares) if p is not None}
+
+
+class CameraPort(Protocol):
+    def read_latest(self) -> CameraReading | None:
+        """The newest reading, or None before the first; never blocks."""
+
+    def stop(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class GantryEvent:
+    """Progress from the gantry thread: 'step' (a transfer done), 'done', 'error', 'homed'."""
+
+    kind: str
+    job: int
+    step: int = 0
+    total: int = 0
+    activity: str = ""
+    error: str | None = None
+    transfer: Transfer | None = None
+
+
+class GantryPort(Protocol):
+    def submit(self, job: int, transfers: list[Transfer], places: dict[Location, str]) -> None:
+        """Start carrying out the transfers in order (in the background). `places` is
+        the table as the controller believes it (square or slot -> piece letter), so
+        the planner can route around the standing pieces."""
+
+    def home(self, job: int) -> None: ...
+
+    def poll(self) -> list[GantryEvent]:
+        """Events since the last call; never blocks."""
+
+    @property
+    def busy(self) -> bool: ...
+
+    def stop(self) -> None: ...
+
+
+class EnginePort(Protocol):
+    def request(self, request_id: int, variant: str, options: dict[str, str],
+                moves_otn: list[str], level: str) -> None:
+        """Start searching the position after `moves_otn` (from the start position)."""
+
+    def poll(self) -> tuple[int, str] | None:
+        """(request_id, move in OTN) once the search has answered; never blocks."""
+
+    def cancel(self) -> None: ...
+
+    def stop(self) -> None: ...

@@ -1,0 +1,145 @@
+"""The gantry for the controller: robot.gantry.Gantry (planner, GRBL driver, ledger) behind `Mover`.
+
+WHY here: this is the one module that knows the robot package's API. Each
+transfer becomes `Gantry.carry(src, dst, kind, offset)`: planned by
+robot.planner around the standing pieces, sent as G-code through
+robot.grbl.GrblDriver, and recorded in the robot's ledger (pending before,
+done after, saved atomically).
+
+Who knows what: the board squares are known from the camera (the visitor
+moves pieces the robot never touched), so before every job the controller's
+picture of the table (`begin(places)`) is written into the ledger; the
+ledger's `pending` step survives a power cut, and `home()` then lets the
+robot sweep that step's path again (`Gantry.recover()`), catching a piece the
+magnet dropped half-way.
+
+A lost connection (USB cable pulled, controller power-cycled) or an alarm
+makes `carry()` raise; the next `home()` reconnects (asking `port_provider`
+for the port, which may have changed), clears the alarm and homes.
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Callable
+
+from calibration.config import Config
+from robot.gantry import Gantry, RobotError
+from robot.grbl import GrblDriver, GrblError
+from robot.layout import Location, TableLayout
+from robot.ledger import Ledger, LedgerError
+
+from kiosk.ports import Transfer
+
+log = logging.getLogger("kiosk.robot")
+
+
+class GantryMover:
+    """Mover (kiosk/gantry_thread.py) on robot.gantry.Gantry."""
+
+    def __init__(self, config: Config, port_provider: Callable[[], str] | None = None,
+                 state_dir: str | None = None, board_name: str | None = None) -> None:
+        self.config = config
+        self.port_provider = port_provider or (lambda: config.gantry.port)
+        self.state_dir = Path(state_dir) if state_dir else None
+        self.gantry: Gantry | None = None
+        self._board(board_name or config.board)
+
+    def _board(self, board_name: str) -> None:
+        self.layout = TableLayout(self.config, board_name)
+        self.ledger_path = (self.state_dir / f"gantry-ledger-{board_name}.json") if self.state_dir else None
+        try:
+            self.ledger = (Ledger.load_or_new(self.ledger_path, self.layout) if self.ledger_path
+                           else Ledger.in_storage(self.layout))
+        except LedgerError as exc:
+            log.error("%s: starting a fresh ledger", exc)
+            self.ledger = Ledger.in_storage(self.layout)
+        if self.gantry is not None:
+            self.gantry = Gantry(self.gantry.driver, self.layout, self.ledger, self.config.gantry,
+                                 self.ledger_path)
+
+    # -- Mover ------------------------------------------------------------
+    def use_board(self, board_name: str, variant: str) -> None:
+        if board_name != self.layout.board_name:
+            self._board(board_name)
+
+    def begin(self, places: dict[Location, str]) -> None:
+        if self.ledger.pending is None:
+            self.ledger.places = dict(places)
+
+    def home(self) -> None:
+        g = self._gantry()
+        g.home()
+        g.driver.send("G21G90G94")
+        g._ready = True          # noqa: SLF001 - homed just now, as Gantry.start() would
+        if self.ledger.pending is not None:
+            try:
+                g.recover()
+            except (RobotError, LedgerError, GrblError) as exc:
+                # the camera will show where the piece is; the controller re-plans
+                log.warning("could not sweep the interrupted step again: %s", exc)
+                self.ledger.pending = None
+                if self.ledger_path:
+                    self.ledger.save(self.ledger_path)
+
+    def carry(self, transfer: Transfer) -> None:
+        g = self._gantry()
+        try:
+            g.carry(transfer.src, transfer.dst, transfer.kind, tuple(transfer.offset_mm))
+        except RobotError:
+            if not g.driver.connected:
+                self._drop()
+            raise
+
+    def make_safe(self) -> None:
+        if self.gantry is None:
+            return
+        try:
+            self.gantry.driver.make_safe()
+        except Exception:   # noqa: BLE001 - best effort on an error path
+            log.exception("make_safe failed")
+        if not self.gantry.driver.connected:
+            self._drop()
+
+    def close(self) -> None:
+        if self.gantry is not None:
+            try:
+                self.gantry.close()
+            except Exception:   # noqa: BLE001
+                pass
+            self.gantry = None
+
+    def abandon(self) -> None:
+        """A power cut: the port just goes away, nothing more is sent."""
+        g, self.gantry = self.gantry, None
+        drv = g.driver if g is not None else None
+        if drv is not None and drv._serial is not None:   # noqa: SLF001 - no goodbye lines on a cut
+            drv._closing = True                          # noqa: SLF001
+            try:
+                drv._serial.close()                      # noqa: SLF001
+            except Exception:   # noqa: BLE001
+                pass
+
+    # -- helpers -------------------------------------------------------------
+    def _gantry(self) -> Gantry:
+        if self.gantry is not None and not self.gantry.driver.connected:
+            self._drop()
+        if self.gantry is None:
+            g = self.config.gantry
+            drv = GrblDriver(self.port_provider(), baudrate=g.baudrate, response_timeout=g.response_timeout_s,
+                             motion_timeout=g.motion_timeout_s, magnet_off=g.magnet_off)
+            try:
+                drv.connect()
+            except GrblError:
+                drv.close()
+                raise
+            self.gantry = Gantry(drv, self.layout, self.ledger, g, self.ledger_path)
+        return self.gantry
+
+    def _drop(self) -> None:
+        g, self.gantry = self.gantry, None
+        if g is not None:
+            try:
+                g.driver.close()
+            except Exception:   # noqa: BLE001
+                pass

@@ -1,0 +1,192 @@
+"""The pygame loop of the touchscreen: poll the controller, route touches, draw, 60 frames a second.
+
+`KioskApp.step` is one frame and does no waiting of any kind, so the loop
+(`run_app`) is the only place that sleeps (pygame's frame limiter). The
+engine searches in its own process and the camera and gantry have their own
+threads; the controller hands their results over in `poll()`, which returns
+at once. Tests drive `KioskApp.step` with posted pygame events and read the
+frame it drew.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import pygame
+
+from kiosk.i18n import Texts
+from kiosk.ui import palette
+from kiosk.ui.attract import AttractScreen
+from kiosk.ui.context import ROBOT_STATES, UiContext
+from kiosk.ui.game import GameScreen
+from kiosk.ui.layout import Layout
+from kiosk.ui.rewards_screen import RewardsScreen
+from kiosk.ui.rules import RulesScreen
+from kiosk.ui.staff import PinScreen, StaffScreen
+from kiosk.ui.start import StartScreen
+from kiosk.ui.widgets import Buttons, draw_panel, draw_paragraph, draw_text
+
+FPS = 60
+COUNTDOWN_S = 20.0            # the "still playing?" warning shows this long before the idle timeout
+GAME_SCREENS = ("attract", "start")
+
+
+class KioskApp:
+    """All screens, the navigation between them and the idle timeout; one `step` per frame."""
+
+    def __init__(self, controller: Any, config: Any, world: Any = None, size: tuple[int, int] = (1280, 800),
+                 surface: pygame.Surface | None = None, clock: Callable[[], float] = time.monotonic,
+                 language: str | None = None) -> None:
+        if not pygame.display.get_init():
+            pygame.display.init()
+        if not pygame.font.get_init():
+            pygame.font.init()
+        self.surface = surface if surface is not None else pygame.Surface(size)
+        self.clock = clock
+        self.config = config
+        texts = Texts(language or config.kiosk.language)
+        self.ctx = UiContext(controller=controller, config=config, texts=texts, layout=Layout.for_size(size),
+                             world=world, now=clock())
+        self.ctx.navigate = self.navigate
+        self.screens = {screen.name: screen for screen in (AttractScreen(), StartScreen(), GameScreen(), RulesScreen(),
+                                                           RewardsScreen(), PinScreen(), StaffScreen())}
+        self.current = self.screens["attract"]
+        self.last_activity = self.ctx.now
+        self.last_frame = self.ctx.now
+        self._last_signature: tuple = ()
+        self.countdown_buttons = Buttons()
+        self.frames = 0
+        self.current.enter(self.ctx)
+
+    # ---- navigation ----------------------------------------------------------------------
+    @property
+    def screen_name(self) -> str:
+        return self.current.name
+
+    def navigate(self, name: str, **kwargs: Any) -> None:
+        if name not in self.screens:
+            raise ValueError(f"no screen named {name!r}; have {', '.join(self.screens)}")
+        if name == "attract":
+            self.ctx.staff_unlocked = False
+            self.ctx.texts.set_language(self.config.kiosk.language
+                                        if self.config.kiosk.language in self.ctx.texts.languages else "en")
+        self.current = self.screens[name]
+        self.current.enter(self.ctx, **kwargs)
+        self.last_activity = self.ctx.now
+
+    # ---- one frame -----------------------------------------------------------------------
+    def step(self, events: list[pygame.event.Event] | None = None) -> None:
+        """Poll the controller, handle ``events`` (default: pygame's queue), update, draw."""
+        ctx = self.ctx
+        ctx.now = self.clock()
+        dt = max(0.0, ctx.now - self.last_frame)
+        self.last_frame = ctx.now
+        ctx.controller.poll()
+        ctx.view = ctx.controller.view()
+        self.route_by_state()
+        self.track_activity()
+        if events is None:
+            events = pygame.event.get()
+        for event in events:
+            if event.type == pygame.QUIT:
+                ctx.quit_requested = True
+                continue
+            if event.type in (pygame.MOUSEBUTTONDOWN, pygame.KEYDOWN, pygame.FINGERDOWN):
+                if self.countdown_left() is not None:
+                    self.last_activity = ctx.now      # "still playing?" answered: this touch only wakes
+                    continue
+                self.last_activity = ctx.now
+            if event.type == pygame.FINGERDOWN:
+                continue                              # SDL also sends a mouse event for every touch
+            self.current.handle(event, ctx)
+        self.check_idle_timeout()
+        self.current.update(ctx, dt)
+        self.current.draw(self.surface, ctx)
+        left = self.countdown_left()
+        if left is not None:
+            self.draw_countdown(left)
+        self.frames += 1
+
+    def route_by_state(self) -> None:
+        """A game running (started here, or resumed after a power cut) always has its game screen."""
+        view = self.ctx.view
+        if (self.current.name in GAME_SCREENS and view is not None and view.board is not None
+                and view.outcome is None and view.state not in ("idle", "clearing")):
+            self.navigate("game")
+
+    def track_activity(self) -> None:
+        view = self.ctx.view
+        if view is None:
+            return
+        signature = (view.state, len(view.board.move_stack) if view.board is not None else -1)
+        if signature != self._last_signature or view.state in ROBOT_STATES:
+            self._last_signature = signature
+            self.last_activity = self.ctx.now
+
+    # ---- idle timeout --------------------------------------------------------------------
+    @property
+    def idle_timeout(self) -> float:
+        return float(self.config.kiosk.idle_timeout_s)
+
+    def countdown_left(self) -> float | None:
+        """Seconds until the idle timeout while the warning shows, else None."""
+        if self.current.name == "attract":
+            return None
+        left = self.idle_timeout - (self.ctx.now - self.last_activity)
+        warn = min(COUNTDOWN_S, self.idle_timeout / 3)
+        return max(0.0, left) if left <= warn else None
+
+    def check_idle_timeout(self) -> None:
+        left = self.countdown_left()
+        if left is None or left > 0:
+            return
+        view = self.ctx.view
+        controller = self.ctx.controller
+        state = view.state if view is not None else "idle"
+        try:
+            if state == "game_over":
+                controller.clear_board()
+            elif view is not None and view.board is not None and state not in ("idle", "clearing"):
+                controller.end_game()
+        except RuntimeError:
+            pass        # the controller is mid-step; it will be idle or clearing by itself
+        self.ctx.rewards.reset()
+        self.navigate("attract")
+
+    def draw_countdown(self, left: float) -> None:
+        lay = self.ctx.layout
+        dim = pygame.Surface((lay.width, lay.height), pygame.SRCALPHA)
+        dim.fill((0, 0, 0, 170))
+        self.surface.blit(dim, (0, 0))
+        box = pygame.Rect(0, 0, min(lay.width - 2 * lay.margin, lay.target * 6), int(lay.height * 0.6))
+        box.center = lay.rect.center
+        draw_panel(self.surface, box, palette.PANEL, edge=palette.ORANGE)
+        draw_text(self.surface, self.ctx.t("idle.title"), (box.centerx, box.top + lay.gap * 3), lay.font_title,
+                  anchor="midtop")
+        draw_text(self.surface, str(int(left + 0.999)), box.center, lay.font_title * 2, palette.ORANGE, anchor="center")
+        draw_paragraph(self.surface, self.ctx.t("idle.touch"),
+                       pygame.Rect(box.left + lay.gap * 3, box.bottom - lay.font_body * 3, box.width - lay.gap * 6,
+                                   lay.font_body * 3 - lay.gap), lay.font_body, align="center")
+
+
+def run_app(controller: Any, config: Any, world: Any = None, size: tuple[int, int] = (1280, 800),
+            fullscreen: bool = False, max_frames: int | None = None) -> None:
+    """Open the window and run the kiosk until QUIT (or ``max_frames`` frames, for tests and benchmarks)."""
+    pygame.display.init()
+    pygame.font.init()
+    flags = pygame.FULLSCREEN if fullscreen else 0
+    display = pygame.display.set_mode(size, flags)
+    pygame.display.set_caption("Tafl kiosk")
+    if fullscreen:
+        pygame.mouse.set_visible(False)
+    app = KioskApp(controller, config, world=world, size=size, surface=display)
+    frame_clock = pygame.time.Clock()
+    try:
+        while not app.ctx.quit_requested:
+            app.step()
+            pygame.display.flip()
+            if max_frames is not None and app.frames >= max_frames:
+                break
+            frame_clock.tick(FPS)
+    finally:
+        pygame.display.quit()

@@ -1,0 +1,266 @@
+"""Drawing a tafl board and its pieces, and turning touches into squares.
+
+The board is drawn as the physical one looks from the visitor's side: a1
+bottom-left, the config's wood, line and marked-square colours, the throne
+and corners (11 x 11) or the castle and camps (9 x 9) marked. Pieces come in
+the real colours or an unlocked scheme, flat or shaded 3D. Squares are the
+engine's ints ``rank * size + file``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pygame
+
+from kiosk.ui import palette
+from kiosk.ui.fonts import font
+from kiosk.ui.palette import PieceScheme
+
+RGB = tuple[int, int, int]
+FILES = "abcdefghijklmnopqrstuvwxyz"
+
+
+def piece_code(piece: object) -> str:
+    """'t', 'T' or 'K' for an engine Piece (a str enum) or a plain letter."""
+    return str(getattr(piece, "value", piece))
+
+
+def marked_squares(size: int) -> set[int]:
+    """The darker squares of the physical board (docs/hardware.md).
+
+    11 x 11: throne and four corners; 9 x 9 (Tablut): castle and the four
+    T-shaped camps of four squares each.
+    """
+    centre = (size // 2) * size + size // 2
+    if size == 9:
+        mid = size // 2
+        camps = set()
+        for k in (mid - 1, mid, mid + 1):
+            camps |= {k, (size - 1) * size + k, k * size, k * size + size - 1}
+        camps |= {1 * size + mid, (size - 2) * size + mid, mid * size + 1, mid * size + size - 2}
+        return camps | {centre}
+    return {centre, 0, size - 1, (size - 1) * size, size * size - 1}
+
+
+def square_name(sq: int, size: int) -> str:
+    rank, file = divmod(sq, size)
+    return f"{FILES[file]}{rank + 1}"
+
+
+@dataclass(frozen=True)
+class BoardGeometry:
+    """Where the squares of a ``size`` board are inside ``rect`` (a square area incl. coordinates)."""
+
+    rect: pygame.Rect
+    size: int
+    coordinates: bool = True
+
+    @property
+    def inner(self) -> pygame.Rect:
+        pad = self.rect.width // (self.size * 2 + 2) if self.coordinates else max(2, self.rect.width // 60)
+        return self.rect.inflate(-2 * pad, -2 * pad)
+
+    @property
+    def square(self) -> float:
+        return self.inner.width / self.size
+
+    def square_rect(self, sq: int) -> pygame.Rect:
+        rank, file = divmod(sq, self.size)
+        s = self.square
+        inner = self.inner
+        left = inner.left + file * s
+        top = inner.top + (self.size - 1 - rank) * s
+        return pygame.Rect(round(left), round(top), round(left + s) - round(left), round(top + s) - round(top))
+
+    def centre(self, sq: int) -> tuple[int, int]:
+        return self.square_rect(sq).center
+
+    def point(self, file: float, rank: float) -> tuple[float, float]:
+        """Screen point of fractional board coordinates (square centres at .0)."""
+        s = self.square
+        return (self.inner.left + (file + 0.5) * s, self.inner.top + (self.size - 0.5 - rank) * s)
+
+    def square_at(self, pos: tuple[int, int]) -> int | None:
+        inner = self.inner
+        if not inner.collidepoint(pos):
+            return None
+        file = int((pos[0] - inner.left) / self.square)
+        rank = self.size - 1 - int((pos[1] - inner.top) / self.square)
+        if 0 <= file < self.size and 0 <= rank < self.size:
+            return rank * self.size + file
+        return None
+
+
+def draw_board(surface: pygame.Surface, geom: BoardGeometry, wood: RGB, line: RGB, marked_rgb: RGB,
+               marked: set[int] | None = None) -> None:
+    """The wooden board with grid, marked squares and (optionally) file/rank letters."""
+    frame = geom.rect
+    pygame.draw.rect(surface, palette.SHADOW, frame.move(0, 6), border_radius=max(4, frame.width // 60))
+    darker = tuple(max(0, int(c * 0.78)) for c in wood)
+    pygame.draw.rect(surface, darker, frame, border_radius=max(4, frame.width // 60))
+    inner = geom.inner
+    pygame.draw.rect(surface, wood, inner)
+    marked = marked_squares(geom.size) if marked is None else marked
+    for sq in marked:
+        pygame.draw.rect(surface, marked_rgb, geom.square_rect(sq))
+    width = max(1, int(geom.square / 26))
+    for k in range(geom.size + 1):
+        x = round(inner.left + k * geom.square)
+        y = round(inner.top + k * geom.square)
+        pygame.draw.line(surface, line, (x, inner.top), (x, inner.bottom), width)
+        pygame.draw.line(surface, line, (inner.left, y), (inner.right, y), width)
+    if geom.coordinates:
+        size_px = max(10, int((inner.left - frame.left) * 0.8))
+        label_colour = palette.on_colour(darker)
+        for k in range(geom.size):
+            cx, _ = geom.point(k, 0)
+            _, cy = geom.point(0, k)
+            for y in ((frame.top + inner.top) // 2, (frame.bottom + inner.bottom) // 2):
+                img = font(size_px).render(FILES[k], True, label_colour)
+                surface.blit(img, img.get_rect(center=(cx, y)))
+            for x in ((frame.left + inner.left) // 2, (frame.right + inner.right) // 2):
+                img = font(size_px).render(str(k + 1), True, label_colour)
+                surface.blit(img, img.get_rect(center=(x, cy)))
+
+
+_SHADED_CACHE: dict[tuple[RGB, int], pygame.Surface] = {}
+
+
+def _mix(a: RGB, b: RGB, t: float) -> RGB:
+    return tuple(int(a[k] + (b[k] - a[k]) * t) for k in range(3))  # type: ignore[return-value]
+
+
+def _outline_for(colour: RGB) -> RGB:
+    return _mix(colour, (0, 0, 0), 0.55) if sum(colour) > 200 else _mix(colour, (255, 255, 255), 0.35)
+
+
+def _shaded_disc(colour: RGB, radius: int) -> pygame.Surface:
+    """A short cylinder seen from above at a slant: side band, lit top with a highlight."""
+    key = (colour, radius)
+    cached = _SHADED_CACHE.get(key)
+    if cached is not None:
+        return cached
+    depth = max(2, radius // 4)
+    surf = pygame.Surface((radius * 2 + 4, radius * 2 + depth + 6), pygame.SRCALPHA)
+    cx, cy = radius + 2, radius + 2
+    pygame.draw.ellipse(surf, (0, 0, 0, 90), (2, depth + 4, radius * 2, radius * 2))
+    side = _mix(colour, (0, 0, 0), 0.45)
+    for d in range(depth, 0, -1):
+        pygame.draw.circle(surf, side, (cx, cy + d), radius)
+    steps = max(6, radius)
+    for k in range(steps):
+        t = k / steps
+        r = int(radius * (1 - t))
+        if r <= 0:
+            break
+        shade = _mix(_mix(colour, (0, 0, 0), 0.25), _mix(colour, (255, 255, 255), 0.45), t ** 0.8)
+        off = int(radius * 0.35 * t)
+        pygame.draw.circle(surf, shade, (cx - off, cy - off), r)
+    pygame.draw.circle(surf, _outline_for(colour), (cx, cy), radius, max(1, radius // 12))
+    _SHADED_CACHE[key] = surf
+    return surf
+
+
+def draw_crown(surface: pygame.Surface, centre: tuple[float, float], width: float, colour: RGB,
+               outline: RGB = palette.TEXT_DARK) -> None:
+    """A three-pointed crown, ``width`` pixels wide, centred on ``centre``."""
+    cx, cy = centre
+    w = width
+    h = w * 0.7
+    left, right, top, bottom = cx - w / 2, cx + w / 2, cy - h / 2, cy + h / 2
+    points = [(left, bottom), (left, top + h * 0.2), (cx - w * 0.25, top + h * 0.55), (cx, top),
+              (cx + w * 0.25, top + h * 0.55), (right, top + h * 0.2), (right, bottom)]
+    pygame.draw.polygon(surface, colour, points)
+    pygame.draw.polygon(surface, outline, points, max(1, int(w / 14)))
+    for x in (left, cx, right):
+        y = top + h * 0.2 if x != cx else top
+        pygame.draw.circle(surface, colour, (x, y), max(2, w / 10))
+        pygame.draw.circle(surface, outline, (x, y), max(2, w / 10), 1)
+
+
+def draw_piece(surface: pygame.Surface, centre: tuple[float, float], square: float, piece: object,
+               scheme: PieceScheme, shaded: bool = False, alpha: int = 255) -> None:
+    """One piece centred on ``centre`` sized for a square of ``square`` pixels."""
+    code = piece_code(piece)
+    colour = {"t": scheme.attacker, "T": scheme.defender, "K": scheme.king}[code]
+    radius = int(square * (0.42 if code == "K" else 0.38))
+    cx, cy = int(centre[0]), int(centre[1])
+    target = surface
+    if alpha < 255:
+        target = pygame.Surface((radius * 2 + 12, radius * 2 + 16), pygame.SRCALPHA)
+        ox, oy = cx - radius - 6, cy - radius - 6
+        cx, cy = radius + 6, radius + 6
+    if shaded:
+        disc = _shaded_disc(colour, radius)
+        target.blit(disc, (cx - radius - 2, cy - radius - 2 - max(1, radius // 8)))
+        cy -= max(1, radius // 8)
+    else:
+        pygame.draw.circle(target, palette.SHADOW, (cx, cy + max(2, radius // 8)), radius)
+        pygame.draw.circle(target, colour, (cx, cy), radius)
+        edge = _outline_for(colour)
+        pygame.draw.circle(target, edge, (cx, cy), radius, max(2, radius // 9))
+        pygame.draw.circle(target, edge, (cx, cy), int(radius * 0.62), max(1, radius // 14))
+    if code == "K":
+        draw_crown(target, (cx, cy), radius * 1.05, scheme.crown)
+    if alpha < 255:
+        target.set_alpha(alpha)
+        surface.blit(target, (ox, oy))
+
+
+def draw_pieces(surface: pygame.Surface, geom: BoardGeometry, pieces: dict[int, object], scheme: PieceScheme,
+                shaded: bool = False, skip: set[int] | None = None) -> None:
+    for sq, piece in sorted(pieces.items(), key=lambda item: -item[0]):
+        if skip and sq in skip:
+            continue
+        draw_piece(surface, geom.centre(sq), geom.square, piece, scheme, shaded)
+
+
+def outline_square(surface: pygame.Surface, geom: BoardGeometry, sq: int, colour: RGB, width_frac: float = 0.09,
+                   fill_alpha: int = 0) -> None:
+    rect = geom.square_rect(sq)
+    if fill_alpha:
+        tint = pygame.Surface(rect.size, pygame.SRCALPHA)
+        tint.fill((*colour, fill_alpha))
+        surface.blit(tint, rect)
+    pygame.draw.rect(surface, colour, rect, max(2, int(geom.square * width_frac)))
+
+
+def draw_dot(surface: pygame.Surface, geom: BoardGeometry, sq: int, colour: RGB = palette.DOT) -> None:
+    """A legal destination: a filled dot with a white ring, visible on wood and on marked squares."""
+    cx, cy = geom.centre(sq)
+    r = max(4, int(geom.square * 0.17))
+    pygame.draw.circle(surface, palette.WHITE, (cx, cy), r + max(2, r // 3))
+    pygame.draw.circle(surface, colour, (cx, cy), r)
+
+
+def draw_cursor(surface: pygame.Surface, geom: BoardGeometry, sq: int, phase: float) -> None:
+    """The keyboard cursor: a yellow frame with a black edge, gently pulsing."""
+    rect = geom.square_rect(sq).inflate(-2, -2)
+    width = max(3, int(geom.square * (0.08 + 0.03 * math.sin(phase * 2 * math.pi))))
+    pygame.draw.rect(surface, palette.BLACK, rect.inflate(4, 4), width + 2)
+    pygame.draw.rect(surface, palette.SELECTED, rect, width)
+
+
+def draw_move_arrow(surface: pygame.Surface, geom: BoardGeometry, from_sq: int, to_sq: int, colour: RGB) -> None:
+    """A translucent arrow along a move, so the last move can be read at a glance."""
+    a = geom.centre(from_sq)
+    b = geom.centre(to_sq)
+    overlay = pygame.Surface(surface.get_size(), pygame.SRCALPHA)
+    width = max(3, int(geom.square * 0.16))
+    pygame.draw.line(overlay, (*colour, 150), a, b, width)
+    angle = math.atan2(b[1] - a[1], b[0] - a[0])
+    head = geom.square * 0.34
+    tip = (b[0] - math.cos(angle) * geom.square * 0.3, b[1] - math.sin(angle) * geom.square * 0.3)
+    left = (tip[0] - head * math.cos(angle - 0.5), tip[1] - head * math.sin(angle - 0.5))
+    right = (tip[0] - head * math.cos(angle + 0.5), tip[1] - head * math.sin(angle + 0.5))
+    pygame.draw.polygon(overlay, (*colour, 190), [tip, left, right])
+    surface.blit(overlay, (0, 0))
+
+
+def draw_capture_mark(surface: pygame.Surface, geom: BoardGeometry, sq: int, colour: RGB = palette.BAD) -> None:
+    """Where a piece was just captured: a cross in the empty square."""
+    rect = geom.square_rect(sq).inflate(-int(geom.square * 0.4), -int(geom.square * 0.4))
+    w = max(2, int(geom.square * 0.08))
+    pygame.draw.line(surface, colour, rect.topleft, rect.bottomright, w)
+    pygame.draw.line(surface, colour, rect.topright, rect.bottomleft, w)

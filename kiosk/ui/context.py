@@ -1,0 +1,123 @@
+"""What every screen shares: the controller, config, texts, layout, the visitor's rewards, navigation.
+
+A screen is a small object with ``enter``, ``handle``, ``update`` and
+``draw``; it reads the latest `ControllerView` from the context (taken once
+per frame by the app) and never blocks.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Protocol
+
+import pygame
+
+from kiosk.i18n import Texts
+from kiosk.rewards import RewardSession
+from kiosk.ui import palette
+from kiosk.ui.layout import Layout
+from kiosk.ui.widgets import Buttons, draw_flag
+
+# States in which the visitor is expected to act (idle time counts only there).
+VISITOR_STATES = frozenset({"idle", "visitor_turn", "fix_board", "place_piece", "game_over", "paused_error"})
+ROBOT_STATES = frozenset({"setup", "thinking", "robot_moving", "verify", "clearing"})
+
+
+@dataclass
+class GameRequest:
+    """What the visitor chose on the start screens; kept so 'play again' can repeat it."""
+
+    variant: str
+    options: dict[str, str]
+    visitor_side: Any                # engine Side
+    level: str
+
+
+@dataclass
+class UiContext:
+    controller: Any
+    config: Any
+    texts: Texts
+    layout: Layout
+    world: Any = None
+    rewards: RewardSession = field(default_factory=RewardSession)
+    now: float = 0.0                 # seconds, from the app's clock
+    view: Any = None                 # the controller's view taken this frame
+    navigate: Callable[..., None] = lambda name, **kw: None
+    request: GameRequest | None = None
+    match: Any = None                # kiosk.ui.match.Match of the current visit, if any
+    finished_moves: list[Any] = field(default_factory=list)   # the last game's moves, for attract replay
+    finished_variant: str | None = None
+    quit_requested: bool = False
+    staff_unlocked: bool = False
+
+    def t(self, key: str, default: str | None = None, **args: object) -> str:
+        return self.texts.get(key, default, **args)
+
+    def schemes(self) -> tuple[palette.PieceScheme, ...]:
+        p = self.config.pieces
+        return palette.piece_schemes(tuple(p.attacker_rgb), tuple(p.defender_rgb), tuple(p.crown_rgb))
+
+    def piece_scheme(self) -> palette.PieceScheme:
+        schemes = self.schemes()
+        index = self.rewards.colour_scheme if self.rewards.unlocks.colours else 0
+        return schemes[index % len(schemes)]
+
+    def shaded(self) -> bool:
+        return self.rewards.unlocks.shaded and self.rewards.use_shaded
+
+    def board_spec_for(self, variant: str | None) -> Any:
+        """The physical board spec a variant is played on (Tablut on 9 x 9, the rest on 11 x 11)."""
+        size = 9 if variant == "tablut" else 11
+        for spec in self.config.boards.values():
+            if spec.squares == size:
+                return spec
+        return self.config.board_spec
+
+    def draw_flag_button(self, surface: pygame.Surface, buttons: Buttons) -> None:
+        """The language switch: the flag of the language it switches *to*, top right."""
+        rect = self.layout.flag_rect
+        nxt = self.texts.next_language()
+        pygame.draw.rect(surface, palette.PANEL, rect, border_radius=12)
+        pygame.draw.rect(surface, palette.PANEL_EDGE, rect, 2, border_radius=12)
+        flag = pygame.Rect(0, 0, int(rect.width * 0.78), int(rect.width * 0.78 * 0.6))
+        flag.midtop = (rect.centerx, rect.top + rect.height // 8)
+        draw_flag(surface, flag, nxt)
+        from kiosk.ui.widgets import draw_text
+        draw_text(surface, self.texts.get(f"language.name_{nxt}"), (rect.centerx, rect.bottom - rect.height // 10),
+                  max(12, rect.height // 6), anchor="midbottom")
+        buttons.add("language", rect, self.switch_language)
+
+    def switch_language(self) -> None:
+        self.texts.set_language(self.texts.next_language())
+
+
+class Screen(Protocol):
+    name: str
+
+    def enter(self, ctx: UiContext, **kwargs: Any) -> None: ...
+    def handle(self, event: pygame.event.Event, ctx: UiContext) -> None: ...
+    def update(self, ctx: UiContext, dt: float) -> None: ...
+    def draw(self, surface: pygame.Surface, ctx: UiContext) -> None: ...
+
+
+class BaseScreen:
+    """Default behaviour: a list of buttons hit-tested on touch/click; subclasses draw."""
+
+    name = "base"
+
+    def __init__(self) -> None:
+        self.buttons = Buttons()
+        self.entered_at = 0.0
+
+    def enter(self, ctx: UiContext, **kwargs: Any) -> None:
+        self.entered_at = ctx.now
+
+    def handle(self, event: pygame.event.Event, ctx: UiContext) -> None:
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            self.buttons.press(event.pos)
+
+    def update(self, ctx: UiContext, dt: float) -> None:
+        pass
+
+    def draw(self, surface: pygame.Surface, ctx: UiContext) -> None:
+        raise NotImplementedError

@@ -1,0 +1,167 @@
+"""Problems the visitor can fix, drawn large: an illegal move, a piece the robot could not move,
+a hand over the board, or something that needs staff.
+
+Each is shown in two places at once: marks on the board (what to take away,
+where to put a piece, an arrow when one piece simply has to go back) and a
+panel that says it in words. Colour is never the only cue: "put here" is a
+ghost piece in a ring with a tick-green edge, "take away" is a cross.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+import pygame
+
+from kiosk.ui import palette
+from kiosk.ui.board_view import BoardGeometry, draw_move_arrow, draw_piece, piece_code, square_name
+from kiosk.ui.context import UiContext
+from kiosk.ui.widgets import draw_hand, draw_panel, draw_paragraph, draw_text
+
+CAMERA_GRACE_S = 2.0     # a hand over the board while moving is normal; say something only after this
+
+
+def active_error(view: object, camera_bad_for: float) -> str | None:
+    """Which problem to show: 'fix_board', 'place_piece', 'camera', 'staff' or None."""
+    if view is None:
+        return None
+    state = getattr(view, "state", "")
+    if state == "paused_error":
+        return "staff"
+    if state == "place_piece":
+        return "place_piece"
+    if state == "fix_board":
+        return "fix_board"
+    if not getattr(view, "camera_ok", True) and camera_bad_for >= CAMERA_GRACE_S:
+        return "camera"
+    return None
+
+
+def message_text(ctx: UiContext, view: object, fallback: str) -> str:
+    """The controller's message key in words (``errors.<key>``), or the fallback key's text."""
+    message = getattr(view, "message", None)
+    args = dict(getattr(view, "message_args", {}) or {})
+    if message:
+        return ctx.t(f"messages.{message}", fallback, **args)
+    return ctx.t(fallback, **args)
+
+
+def camera_reason_key(reason: str | None) -> str:
+    text = (reason or "").lower()
+    if "hand" in text or "arm" in text or "occlu" in text:
+        return "errors.camera.hand"
+    if "marker" in text:
+        return "errors.camera.markers"
+    if "no frame" in text or "unplug" in text or "disconnect" in text or "camera" in text:
+        return "errors.camera.lost"
+    return "errors.camera.generic"
+
+
+def pair_moves(fix: dict[int, object | None], believed: dict[int, object]) -> list[tuple[int, int]]:
+    """Pairs (take-from, put-on) where one piece of a kind simply has to move back."""
+    takes = [sq for sq, piece in fix.items() if piece is None]
+    puts = [sq for sq, piece in fix.items() if piece is not None]
+    pairs = []
+    if len(takes) == 1 and len(puts) == 1:
+        pairs.append((takes[0], puts[0]))
+    return pairs
+
+
+def draw_fix_marks(surface: pygame.Surface, ctx: UiContext, geom: BoardGeometry, fix: dict[int, object | None],
+                   phase: float) -> None:
+    """Marks on the board for every square to fix; they pulse so the eye finds them."""
+    scheme = ctx.piece_scheme()
+    pulse = 0.5 + 0.5 * math.sin(phase * 2 * math.pi)
+    for sq, piece in fix.items():
+        rect = geom.square_rect(sq)
+        if piece is None:
+            ring = rect.inflate(-int(geom.square * 0.1), -int(geom.square * 0.1))
+            pygame.draw.rect(surface, palette.WHITE, ring.inflate(6, 6), max(3, int(geom.square * 0.1)))
+            pygame.draw.rect(surface, palette.BAD, ring, max(3, int(geom.square * 0.08 + 3 * pulse)))
+            inner = rect.inflate(-int(geom.square * 0.45), -int(geom.square * 0.45))
+            w = max(3, int(geom.square * 0.1))
+            pygame.draw.line(surface, palette.WHITE, inner.topleft, inner.bottomright, w + 4)
+            pygame.draw.line(surface, palette.WHITE, inner.topright, inner.bottomleft, w + 4)
+            pygame.draw.line(surface, palette.BAD, inner.topleft, inner.bottomright, w)
+            pygame.draw.line(surface, palette.BAD, inner.topright, inner.bottomleft, w)
+        else:
+            draw_piece(surface, rect.center, geom.square, piece, scheme, alpha=150)
+            r = int(geom.square * (0.47 + 0.03 * pulse))
+            pygame.draw.circle(surface, palette.WHITE, rect.center, r + 3, max(2, int(geom.square * 0.06)) + 2)
+            pygame.draw.circle(surface, palette.GOOD, rect.center, r, max(3, int(geom.square * 0.08)))
+    for take, put in pair_moves(fix, {}):
+        draw_move_arrow(surface, geom, take, put, palette.FIX)
+
+
+def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: pygame.Rect, phase: float) -> None:
+    """The words (and a drawing) for the problem, filling ``panel``."""
+    view = ctx.view
+    lay = ctx.layout
+    draw_panel(surface, panel, colour=palette.BACKGROUND_LIGHT, edge=palette.FIX if kind != "camera" else palette.ORANGE)
+    pad = lay.gap * 2
+    inner = panel.inflate(-2 * pad, -2 * pad)
+    title_key = {"fix_board": "errors.fix_board.title", "place_piece": "errors.place_piece.title",
+                 "camera": "errors.camera.title", "staff": "errors.staff.title"}[kind]
+    y = draw_paragraph(surface, ctx.t(title_key), pygame.Rect(inner.left, inner.top, inner.width, lay.font_heading * 2),
+                       lay.font_heading, palette.ORANGE if kind == "camera" else palette.TEXT,
+                       min_size=lay.font_small) + lay.gap
+    if kind == "fix_board":
+        body = message_text(ctx, view, "errors.fix_board.generic")
+    elif kind == "place_piece":
+        fix = dict(getattr(view, "fix_squares", {}) or {})
+        size = getattr(getattr(view, "board", None), "size", 11)
+        where = ", ".join(square_name(sq, size) for sq, p in sorted(fix.items()) if p is not None) or "?"
+        body = message_text(ctx, view, "errors.place_piece.generic") + " " + ctx.t("errors.place_piece.where", squares=where)
+    elif kind == "camera":
+        body = ctx.t(camera_reason_key(getattr(view, "camera_reason", None)))
+    else:
+        body = message_text(ctx, view, "errors.staff.generic")
+    row_h = lay.font_small + lay.gap
+    legend_h = 0 if kind in ("camera", "staff") else 2 * row_h + lay.gap
+    body_rect = pygame.Rect(inner.left, y, inner.width, inner.bottom - y - legend_h)
+    if kind in ("camera", "staff"):
+        art = pygame.Rect(0, 0, min(inner.width, body_rect.height // 2), min(inner.width, body_rect.height // 2))
+        art.midbottom = (inner.centerx, inner.bottom)
+        if kind == "camera":
+            bob = int(math.sin(phase * 2 * math.pi) * art.height * 0.05)
+            draw_hand(surface, art.move(0, bob))
+            pygame.draw.line(surface, palette.BAD, art.bottomleft, art.topright, max(4, art.width // 14))
+        else:
+            pygame.draw.circle(surface, palette.ORANGE, art.center, art.width // 2)
+            draw_text(surface, "!", art.center, int(art.height * 0.8), palette.TEXT_DARK, anchor="center")
+        body_rect.height = art.top - body_rect.top - lay.gap
+    draw_paragraph(surface, body, body_rect, lay.font_body, palette.TEXT, min_size=10)
+    if legend_h:
+        scheme = ctx.piece_scheme()
+        ly = inner.bottom - 2 * row_h
+        r = lay.font_small // 2 + 4
+        draw_piece(surface, (inner.left + r, ly + r), r * 2.4, "T", scheme, alpha=150)
+        pygame.draw.circle(surface, palette.GOOD, (inner.left + r, ly + r), r + 2, 3)
+        draw_text(surface, ctx.t("errors.legend.put"), (inner.left + 3 * r, ly + r), lay.font_small, anchor="midleft")
+        ly += row_h
+        pygame.draw.line(surface, palette.BAD, (inner.left, ly), (inner.left + 2 * r, ly + 2 * r), 4)
+        pygame.draw.line(surface, palette.BAD, (inner.left + 2 * r, ly), (inner.left, ly + 2 * r), 4)
+        draw_text(surface, ctx.t("errors.legend.take"), (inner.left + 3 * r, ly + r), lay.font_small, anchor="midleft")
+
+
+_MOVING = re.compile(r"moving ([a-z]\d+) to ([a-z]\d+)", re.I)
+_PARKING = re.compile(r"parking ([a-z]\d+)", re.I)
+
+
+def robot_activity_text(ctx: UiContext, view: object) -> str:
+    """The robot's state in the visitor's language ("moving e4 to e9" -> "Moving e4 to e9")."""
+    state = getattr(view, "state", "")
+    activity = getattr(view, "robot_activity", "") or ""
+    match = _MOVING.search(activity)
+    if match:
+        return ctx.t("robot.moving", **{"from": match.group(1), "to": match.group(2)})
+    match = _PARKING.search(activity)
+    if match:
+        return ctx.t("robot.parking", square=match.group(1))
+    if state in ("thinking", "setup", "clearing", "verify", "robot_moving"):
+        return ctx.t(f"robot.{state}")
+    return activity
+
+
+def piece_name(ctx: UiContext, piece: object) -> str:
+    return ctx.t({"t": "pieces.attacker", "T": "pieces.defender", "K": "pieces.king"}[piece_code(piece)])

@@ -1,0 +1,455 @@
+"""The game screen: the board as the robot believes it, whose turn, captures, announcements,
+the robot's state with progress, and Resign / End game (seed 002 "Playing here").
+
+In simulation the visitor moves by touch (touch a piece, then one of the
+dots) or with the arrow keys and Enter; the move goes to the simulated world,
+never to the controller, which learns it through the camera as with real
+hardware.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pygame
+
+from kiosk.ui import palette
+from kiosk.ui.avatar import draw_robot, draw_visitor
+from kiosk.ui.board_view import (BoardGeometry, draw_board, draw_capture_mark, draw_cursor, draw_dot,
+                                 draw_move_arrow, draw_piece, draw_pieces, marked_squares, outline_square,
+                                 piece_code)
+from kiosk.ui.context import BaseScreen, UiContext
+from kiosk.ui.errors import active_error, draw_error_panel, draw_fix_marks, robot_activity_text
+from kiosk.ui.widgets import (draw_button, draw_panel, draw_paragraph, draw_progress, draw_text,
+                              fit_font, icon_book, icon_flag_white, icon_stop)
+
+ANNOUNCE_KINDS = ("raichi", "tuichu", "king_threatened", "shieldwall", "edge_fort", "resting",
+                  "repetition_warning", "capture")
+
+
+def side_value(side: Any) -> str | None:
+    return None if side is None else str(getattr(side, "value", side))
+
+
+def split_rects(layout: Any) -> tuple[pygame.Rect, pygame.Rect]:
+    """The board square on the left and the side panel on the right.
+
+    The panel is at least three touch targets wide, so Rules / Resign /
+    End game fit in one row of 20 mm buttons; on the 7" panel that makes the
+    board a little smaller than the full height.
+    """
+    m = layout.margin
+    panel_min = 3 * layout.target + 2 * layout.gap
+    board_side = min(layout.height - 2 * m, layout.width - panel_min - 4 * m)
+    board = pygame.Rect(m, m, board_side, board_side)
+    panel = pygame.Rect(board.right + m * 2, m, layout.width - board.right - m * 3, layout.height - 2 * m)
+    return board, panel
+
+
+class GameScreen(BaseScreen):
+    name = "game"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.selected: int | None = None
+        self.cursor: int | None = None
+        self.confirm: str | None = None          # "resign" | "end" while asking
+        self.geom: BoardGeometry | None = None
+        self.seen_active = False
+        self.camera_bad_since: float | None = None
+        self.pending_since: float | None = None
+        self.pending_stack = 0
+        self.reward_recorded = False
+        self.new_unlock: str | None = None
+
+    # ---- lifecycle ---------------------------------------------------------------------
+    def enter(self, ctx: UiContext, **kwargs: Any) -> None:
+        super().enter(ctx)
+        self.selected = None
+        self.confirm = None
+        self.seen_active = False
+        self.reward_recorded = False
+        self.new_unlock = None
+        self.pending_since = None
+        self.cursor = None
+
+    def update(self, ctx: UiContext, dt: float) -> None:
+        view = ctx.view
+        if view is None:
+            return
+        state = view.state
+        if state != "idle":
+            self.seen_active = True
+        elif self.seen_active and view.outcome is None:
+            ctx.navigate("attract")           # the game was stopped and the board cleared
+            return
+        if view.camera_ok:
+            self.camera_bad_since = None
+        elif self.camera_bad_since is None:
+            self.camera_bad_since = ctx.now
+        board = view.board
+        stack = len(board.move_stack) if board is not None else 0
+        if self.pending_since is not None and (stack != self.pending_stack or ctx.now - self.pending_since > 8.0
+                                               or state != "visitor_turn"):
+            self.pending_since = None
+        if not self.can_move(ctx):
+            self.selected = None
+        if view.outcome is not None and not self.reward_recorded:
+            self.reward_recorded = True
+            self.record_finished(ctx)
+
+    def record_finished(self, ctx: UiContext) -> None:
+        view = ctx.view
+        if view.board is not None:
+            ctx.finished_moves = list(view.board.move_stack)
+            ctx.finished_variant = view.variant
+        if side_value(view.outcome.winner) is not None and side_value(view.outcome.winner) == side_value(view.visitor_side):
+            level = view.level or (ctx.request.level if ctx.request else "easy")
+            try:
+                self.new_unlock = ctx.rewards.record_win(level)
+            except ValueError:
+                self.new_unlock = None
+
+    # ---- moving in simulation -----------------------------------------------------------
+    def can_move(self, ctx: UiContext) -> bool:
+        view = ctx.view
+        return (ctx.world is not None and view is not None and view.state == "visitor_turn"
+                and view.board is not None and self.pending_since is None and self.confirm is None
+                and side_value(view.board.turn) == side_value(view.visitor_side))
+
+    def targets_of(self, ctx: UiContext, sq: int) -> list[int]:
+        return [m.to_sq for m in ctx.view.board.legal_moves if m.from_sq == sq]
+
+    def own_piece(self, ctx: UiContext, sq: int) -> bool:
+        piece = ctx.view.board.piece_at(sq)
+        if piece is None:
+            return False
+        side = "attackers" if piece_code(piece) == "t" else "defenders"
+        return side == side_value(ctx.view.visitor_side)
+
+    def touch_square(self, ctx: UiContext, sq: int) -> None:
+        """One touch (or Enter) on a square: select a piece, move to a dot, or drop the selection."""
+        if not self.can_move(ctx):
+            return
+        self.cursor = sq
+        if self.selected is not None and sq in self.targets_of(ctx, self.selected):
+            from_sq, self.selected = self.selected, None
+            self.pending_since = ctx.now
+            self.pending_stack = len(ctx.view.board.move_stack)
+            ctx.world.visitor_move(from_sq, sq)
+            return
+        if self.own_piece(ctx, sq) and self.targets_of(ctx, sq):
+            self.selected = None if self.selected == sq else sq
+        else:
+            self.selected = None
+
+    def handle(self, event: pygame.event.Event, ctx: UiContext) -> None:
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            if self.buttons.press(event.pos):
+                return
+            if self.geom is not None:
+                sq = self.geom.square_at(event.pos)
+                if sq is not None:
+                    self.touch_square(ctx, sq)
+        elif event.type == pygame.KEYDOWN and ctx.view is not None and ctx.view.board is not None:
+            size = ctx.view.board.size
+            if self.cursor is None:
+                self.cursor = (size // 2) * size + size // 2
+            rank, file = divmod(self.cursor, size)
+            step = {pygame.K_LEFT: (0, -1), pygame.K_RIGHT: (0, 1), pygame.K_UP: (1, 0), pygame.K_DOWN: (-1, 0)}
+            if event.key in step:
+                dr, df = step[event.key]
+                rank = min(size - 1, max(0, rank + dr))
+                file = min(size - 1, max(0, file + df))
+                self.cursor = rank * size + file
+            elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE):
+                self.touch_square(ctx, self.cursor)
+            elif event.key == pygame.K_ESCAPE:
+                self.selected = None
+
+    # ---- drawing ------------------------------------------------------------------------
+    def draw(self, surface: pygame.Surface, ctx: UiContext) -> None:
+        self.buttons.clear()
+        lay = ctx.layout
+        view = ctx.view
+        surface.fill(palette.BACKGROUND)
+        board_rect, panel = split_rects(lay)
+        variant = view.variant if view is not None else None
+        board = view.board if view is not None else None
+        size = board.size if board is not None else (9 if variant == "tablut" else 11)
+        spec = ctx.board_spec_for(variant)
+        self.geom = geom = BoardGeometry(board_rect, size)
+        draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb, marked_squares(size))
+        phase = ctx.now
+        error = active_error(view, 0 if self.camera_bad_since is None else ctx.now - self.camera_bad_since)
+        if board is not None:
+            self.draw_position(surface, ctx, geom, error)
+        if error in ("fix_board", "place_piece"):
+            draw_fix_marks(surface, ctx, geom, dict(view.fix_squares or {}), phase)
+        if error == "camera":
+            shade = pygame.Surface(board_rect.size, pygame.SRCALPHA)
+            shade.fill((20, 24, 30, 120))
+            surface.blit(shade, board_rect)
+        if view is not None and view.state in ("setup", "clearing") and error is None:
+            self.draw_board_banner(surface, ctx, board_rect, robot_activity_text(ctx, view), view.progress)
+        if error is not None:
+            self.draw_error_side(surface, ctx, panel, error)
+        else:
+            self.draw_panel(surface, ctx, panel)
+        if view is not None and view.outcome is not None and self.confirm is None:
+            self.draw_game_over(surface, ctx)
+        if self.confirm is not None:
+            self.draw_confirm(surface, ctx)
+
+    def draw_position(self, surface: pygame.Surface, ctx: UiContext, geom: BoardGeometry, error: str | None) -> None:
+        view = ctx.view
+        board = view.board
+        pieces = board.pieces()
+        if view.last_move is not None:
+            outline_square(surface, geom, view.last_move.from_sq, palette.LAST_MOVE, 0.07, fill_alpha=60)
+            outline_square(surface, geom, view.last_move.to_sq, palette.LAST_MOVE, 0.09, fill_alpha=90)
+        for sq in view.last_captures or ():
+            if sq not in pieces:
+                draw_capture_mark(surface, geom, sq)
+        if view.last_move is not None:
+            draw_move_arrow(surface, geom, view.last_move.from_sq, view.last_move.to_sq, palette.LAST_MOVE)
+        draw_pieces(surface, geom, pieces, ctx.piece_scheme(), ctx.shaded(), skip={self.selected} if self.selected is not None else None)
+        if self.selected is not None and self.selected in pieces:
+            outline_square(surface, geom, self.selected, palette.SELECTED, 0.1, fill_alpha=110)
+            lift = geom.centre(self.selected)
+            draw_piece(surface, (lift[0], lift[1] - geom.square * 0.06), geom.square * 1.08, pieces[self.selected],
+                       ctx.piece_scheme(), ctx.shaded())
+            for to_sq in self.targets_of(ctx, self.selected):
+                draw_dot(surface, geom, to_sq)
+        if self.cursor is not None and ctx.world is not None:
+            draw_cursor(surface, geom, self.cursor, ctx.now)
+
+    def draw_board_banner(self, surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect, text: str,
+                          progress: float) -> None:
+        lay = ctx.layout
+        banner = pygame.Rect(0, 0, int(rect.width * 0.8), lay.font_heading * 2 + lay.gap * 4)
+        banner.center = rect.center
+        draw_panel(surface, banner, palette.PANEL)
+        draw_text(surface, text, (banner.centerx, banner.top + lay.gap * 2), lay.font_heading, anchor="midtop")
+        bar = pygame.Rect(banner.left + lay.gap * 3, banner.bottom - lay.gap * 2 - lay.mm(3), banner.width - lay.gap * 6, lay.mm(3))
+        draw_progress(surface, bar, progress)
+
+    def draw_header(self, surface: pygame.Surface, ctx: UiContext, panel: pygame.Rect) -> int:
+        lay = ctx.layout
+        view = ctx.view
+        ctx.draw_flag_button(surface, self.buttons)
+        title_w = lay.flag_rect.left - panel.left - lay.gap
+        variant = view.variant if view is not None and view.variant else (ctx.request.variant if ctx.request else "")
+        level = view.level if view is not None and view.level else (ctx.request.level if ctx.request else "")
+        name = ctx.t(f"variants.{variant}.name") if variant else ""
+        fnt = fit_font(name, title_w, lay.font_heading)
+        surface.blit(fnt.render(name, True, palette.TEXT), (panel.left, panel.top))
+        if level:
+            draw_text(surface, ctx.t("game.level_line", level=ctx.t(f"levels.{level}.name")),
+                      (panel.left, panel.top + fnt.get_linesize()), lay.font_small, palette.TEXT_DIM)
+        return max(panel.top + lay.target, lay.flag_rect.bottom) + lay.gap
+
+    def draw_panel(self, surface: pygame.Surface, ctx: UiContext, panel: pygame.Rect) -> None:
+        lay = ctx.layout
+        view = ctx.view
+        g = lay.gap
+        y = self.draw_header(surface, ctx, panel)
+        buttons_top = self.draw_buttons(surface, ctx, panel)
+        if view is None:
+            return
+        # Turn card: both avatars, the one to move framed; the status in words below them.
+        visitor_to_move = (view.board is not None and side_value(view.board.turn) == side_value(view.visitor_side)
+                           and view.state in ("visitor_turn", "fix_board"))
+        robot_busy = view.state in ("thinking", "robot_moving", "verify", "setup", "clearing")
+        av = int(lay.target * 0.6) if lay.compact else min(lay.target, panel.width // 4)
+        status_h = lay.font_body * 2 + g
+        bar_h = lay.mm(3)
+        card = pygame.Rect(panel.left, y, panel.width, av + lay.font_small + status_h + bar_h + g * 5)
+        draw_panel(surface, card, palette.PANEL)
+        you = pygame.Rect(card.left + g * 2, card.top + g, av, av)
+        bot = pygame.Rect(card.right - g * 2 - av, card.top + g, av, av)
+        draw_visitor(surface, you, crown=ctx.rewards.unlocks.crown, active=visitor_to_move)
+        draw_robot(surface, bot, phase=ctx.now * 2 if robot_busy else 0.0, active=robot_busy)
+        draw_text(surface, ctx.t("game.you"), (you.centerx, you.bottom), lay.font_small, anchor="midtop")
+        draw_text(surface, ctx.t("game.robot"), (bot.centerx, bot.bottom), lay.font_small, anchor="midtop")
+        you_side = side_value(view.visitor_side)
+        if you_side and view.variant:
+            side_name = ctx.t(f"variants.{view.variant}.{you_side}", f"sides.{you_side}.name")
+            mid = pygame.Rect(you.right + g, you.top, bot.left - you.right - 2 * g, av)
+            draw_paragraph(surface, side_name, mid, lay.font_small, palette.TEXT_DIM, align="center", valign="center",
+                           min_size=10)
+        if view.outcome is not None:
+            status = ctx.t("game.over")
+        elif self.pending_since is not None:
+            status = ctx.t("game.checking_move")
+        elif visitor_to_move:
+            status = ctx.t("game.your_turn")
+        elif robot_busy:
+            status = robot_activity_text(ctx, view)
+        else:
+            status = ctx.t("game.waiting")
+        status_rect = pygame.Rect(card.left + g * 2, you.bottom + lay.font_small + g, card.width - g * 4, status_h)
+        draw_paragraph(surface, status, status_rect, lay.font_body, palette.TEXT, align="center", min_size=lay.font_small,
+                       valign="center")
+        if robot_busy:
+            bar = pygame.Rect(status_rect.left, status_rect.bottom + g, status_rect.width, bar_h)
+            draw_progress(surface, bar, view.progress if view.state != "thinking" else (ctx.now * 0.5) % 1.0)
+        y = card.bottom + g * 2
+        # Captures, each with the icon of the pieces taken (so colour is not the only cue).
+        if view.board is not None and you_side is not None:
+            scheme = ctx.piece_scheme()
+            robot_side = "defenders" if you_side == "attackers" else "attackers"
+            taken_icon = {"attackers": "T", "defenders": "t"}
+            row_h = lay.font_body + g
+            rows = (("you", you_side), ("robot", robot_side))
+            if lay.compact:
+                half = panel.width // 2
+                for k, (who, side) in enumerate(rows):
+                    x = panel.left + k * half
+                    count = int((view.captured or {}).get(side, 0))
+                    draw_piece(surface, (x + row_h // 2, y + row_h // 2), row_h * 1.1, taken_icon[side], scheme,
+                               ctx.shaded())
+                    draw_text(surface, ctx.t(f"game.captured_short_{who}", count=count), (x + row_h + g, y + row_h // 2),
+                              lay.font_small, anchor="midleft")
+                y += row_h
+                rows = ()
+            for who, side in rows:
+                if y + row_h > buttons_top:
+                    break
+                count = int((view.captured or {}).get(side, 0))
+                draw_piece(surface, (panel.left + row_h // 2, y + row_h // 2), row_h * 1.1, taken_icon[side], scheme,
+                           ctx.shaded())
+                label = ctx.t(f"game.captured_{who}", count=count)
+                draw_paragraph(surface, label, pygame.Rect(panel.left + row_h + g, y, panel.width - row_h - g, row_h),
+                               lay.font_small, palette.TEXT, min_size=12, valign="center")
+                y += row_h
+        # Announcements after the last move.
+        kinds = [k for k in ANNOUNCE_KINDS if k in (view.announcements or ()) and k != "capture"]
+        for kind in kinds[:2]:
+            box_h = min(buttons_top - y - g * 2, lay.font_body * 3)
+            if box_h < lay.font_body * 1.5:
+                break
+            box = pygame.Rect(panel.left, y + g, panel.width, box_h)
+            draw_panel(surface, box, palette.YELLOW, edge=palette.TEXT_DARK, radius=12)
+            draw_paragraph(surface, ctx.t(f"announce.{kind}"), box.inflate(-g * 2, -g),
+                           lay.font_body, palette.TEXT_DARK, align="center", min_size=12, valign="center")
+            y = box.bottom + g
+
+    def draw_buttons(self, surface: pygame.Surface, ctx: UiContext, panel: pygame.Rect) -> int:
+        """Rules / Resign / End game along the bottom; returns the top of the button area."""
+        lay = ctx.layout
+        view = ctx.view
+        in_game = view is not None and view.outcome is None and view.state not in ("idle", "clearing")
+        h = lay.target
+        specs = [("rules", ctx.t("game.rules"), palette.SECONDARY, icon_book, True,
+                  lambda: ctx.navigate("rules", variant=(view.variant if view else None), back="game")),
+                 ("resign", ctx.t("game.resign"), palette.DANGER, icon_flag_white, in_game, lambda: self.ask("resign")),
+                 ("end", ctx.t("game.end"), palette.PANEL_EDGE, icon_stop, in_game, lambda: self.ask("end"))]
+        per_row = 3 if panel.width >= 3 * h + 2 * lay.gap else 2
+        rows = math.ceil(len(specs) / per_row)
+        top = panel.bottom - rows * h - (rows - 1) * lay.gap
+        for index, (key, label, colour, icon, enabled, action) in enumerate(specs):
+            row, col = divmod(index, per_row)
+            count = min(per_row, len(specs) - row * per_row)
+            w = (panel.width - (count - 1) * lay.gap) // count
+            rect = pygame.Rect(panel.left + col * (w + lay.gap), top + row * (h + lay.gap), w, h)
+            draw_button(surface, rect, label, lay.font_button, colour, enabled=enabled, icon=icon)
+            self.buttons.add(key, rect, action, enabled)
+        return top
+
+    def ask(self, what: str) -> None:
+        self.confirm = what
+        self.selected = None
+
+    def draw_confirm(self, surface: pygame.Surface, ctx: UiContext) -> None:
+        lay = ctx.layout
+        self.buttons.clear()
+        dim = pygame.Surface((lay.width, lay.height), pygame.SRCALPHA)
+        dim.fill((0, 0, 0, 160))
+        surface.blit(dim, (0, 0))
+        box = pygame.Rect(0, 0, min(lay.width - 2 * lay.margin, lay.target * 6), lay.target * 3 + lay.gap * 4)
+        box.center = lay.rect.center
+        draw_panel(surface, box, palette.PANEL)
+        question = ctx.t(f"game.confirm_{self.confirm}")
+        draw_paragraph(surface, question, pygame.Rect(box.left + lay.gap * 3, box.top + lay.gap * 2, box.width - lay.gap * 6,
+                                                      box.height - lay.target - lay.gap * 6),
+                       lay.font_heading, align="center", min_size=lay.font_small, valign="center")
+        w = (box.width - lay.gap * 9) // 2
+        yes = pygame.Rect(box.left + lay.gap * 3, box.bottom - lay.gap * 3 - lay.target, w, lay.target)
+        no = pygame.Rect(yes.right + lay.gap * 3, yes.top, w, lay.target)
+        draw_button(surface, yes, ctx.t(f"game.confirm_{self.confirm}_yes"), lay.font_button, palette.DANGER)
+        draw_button(surface, no, ctx.t("game.confirm_no"), lay.font_button, palette.PRIMARY)
+        self.buttons.add("confirm_yes", yes, lambda: self.confirmed(ctx))
+        self.buttons.add("confirm_no", no, self.cancel_confirm)
+
+    def cancel_confirm(self) -> None:
+        self.confirm = None
+
+    def confirmed(self, ctx: UiContext) -> None:
+        what, self.confirm = self.confirm, None
+        if what == "resign":
+            ctx.controller.resign()
+        elif what == "end":
+            ctx.controller.end_game()
+
+    def draw_error_side(self, surface: pygame.Surface, ctx: UiContext, panel: pygame.Rect, error: str) -> None:
+        lay = ctx.layout
+        y = self.draw_header(surface, ctx, panel)
+        top = self.draw_buttons(surface, ctx, panel)
+        draw_error_panel(surface, ctx, error, pygame.Rect(panel.left, y, panel.width, top - y - lay.gap), ctx.now)
+
+    def draw_game_over(self, surface: pygame.Surface, ctx: UiContext) -> None:
+        lay = ctx.layout
+        view = ctx.view
+        outcome = view.outcome
+        winner = side_value(outcome.winner)
+        if winner is None:
+            title, colour = ctx.t("result.draw"), palette.SKY_BLUE
+        elif winner == side_value(view.visitor_side):
+            title, colour = ctx.t("result.you_won"), palette.ORANGE
+        else:
+            title, colour = ctx.t("result.robot_won"), palette.SKY_BLUE
+        board_rect, panel = split_rects(lay)
+        self.buttons.clear()
+        box = pygame.Rect(0, 0, int(board_rect.width * 0.86), int(board_rect.height * 0.62))
+        box.center = board_rect.center
+        draw_panel(surface, box, palette.PANEL, edge=colour)
+        band = pygame.Rect(box.left, box.top, box.width, lay.font_title + lay.gap * 3)
+        pygame.draw.rect(surface, colour, band, border_top_left_radius=16, border_top_right_radius=16)
+        fnt = fit_font(title, band.width - lay.gap * 4, lay.font_title)
+        img = fnt.render(title, True, palette.on_colour(colour))
+        surface.blit(img, img.get_rect(center=band.center))
+        reason = ctx.t(f"reasons.{outcome.reason}", "reasons.other", reason=outcome.reason)
+        text_rect = pygame.Rect(box.left + lay.gap * 3, band.bottom + lay.gap * 2, box.width - lay.gap * 6,
+                                box.bottom - band.bottom - lay.target - lay.gap * 6)
+        body = reason
+        if self.new_unlock:
+            body += "\n" + ctx.t(f"rewards.unlocked_{self.new_unlock}")
+        draw_paragraph(surface, body, text_rect, lay.font_body, align="center", min_size=lay.font_small)
+        # Buttons under the box in the panel-free area: continue to reward, play again, done.
+        specs = []
+        if self.new_unlock or ctx.rewards.unlocks.names():
+            specs.append(("reward", ctx.t("result.see_reward"), palette.PRIMARY, self.to_rewards(ctx)))
+        specs.append(("again", ctx.t("result.play_again"), palette.PRIMARY if not specs else palette.SECONDARY,
+                      lambda: self.leave(ctx, "start")))
+        specs.append(("done", ctx.t("result.done"), palette.PANEL_EDGE, lambda: self.leave(ctx, "attract")))
+        w = (box.width - lay.gap * (2 + 2 * len(specs))) // len(specs)
+        x = box.left + lay.gap * 2
+        for key, label, col, action in specs:
+            rect = pygame.Rect(x, box.bottom - lay.gap * 2 - lay.target, w, lay.target)
+            draw_button(surface, rect, label, lay.font_button, col)
+            self.buttons.add(key, rect, action)
+            x += w + lay.gap * 2
+        ctx.draw_flag_button(surface, self.buttons)
+
+    def to_rewards(self, ctx: UiContext):
+        def go() -> None:
+            ctx.navigate("rewards", new=self.new_unlock)
+        return go
+
+    def leave(self, ctx: UiContext, where: str) -> None:
+        """After the result: clear the board and go on (a new game or back to attract)."""
+        ctx.controller.clear_board()
+        if where == "attract":
+            ctx.rewards.reset()
+        ctx.navigate(where)

@@ -1,0 +1,250 @@
+"""Screenshots of every screen in both panel sizes (``tafl-kiosk --simulate --screenshots DIR``).
+
+Each picture is drawn by the real screens from a `ControllerView` that a
+real game could produce (positions come from the engine replaying a real
+Copenhagen game), held by `StillController`, a controller that shows one
+view and records the commands it is given. The clock is fixed per picture
+so animations are caught mid-way and the files are reproducible.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable
+
+import pygame
+
+from kiosk.rewards import RewardSession, Unlocks
+
+DEMO_SECRET = "screenshot-demo-secret"   # only for pictures: a real kiosk has its own reward_secret
+
+
+class StillController:
+    """A controller that shows a given view and records every command (for screenshots and tests)."""
+
+    def __init__(self, view: Any) -> None:
+        self._view = view
+        self.calls: list[tuple[str, tuple]] = []
+
+    def set_view(self, view: Any) -> None:
+        self._view = view
+
+    def poll(self) -> None:
+        pass
+
+    def view(self) -> Any:
+        return self._view
+
+    def __getattr__(self, name: str) -> Callable[..., None]:
+        if name in ("start_game", "resign", "end_game", "clear_board", "home", "setup_board"):
+            def record(*args: Any) -> None:
+                self.calls.append((name, args))
+            return record
+        raise AttributeError(name)
+
+
+def idle_view() -> Any:
+    from kiosk.controller import ControllerView
+
+    return ControllerView(state="idle", variant=None, board=None, visitor_side=None, level=None, last_move=None,
+                          last_captures=(), announcements=(), robot_activity="", progress=0.0, fix_squares={},
+                          message=None, message_args={}, outcome=None, camera_ok=True, camera_reason=None,
+                          captured={"attackers": 0, "defenders": 0})
+
+
+def game_view(plies: int = 22, **changes: Any) -> Any:
+    """A Copenhagen game after ``plies`` moves of the attract-mode record, visitor = defenders."""
+    from engine import Board, Side
+
+    from kiosk.controller import ControllerView
+    from kiosk.ui.attract import DEMO_GAME
+
+    board = Board("copenhagen")
+    captures: tuple[int, ...] = ()
+    last = None
+    for text in DEMO_GAME[:plies]:
+        last = board.parse_move(text)
+        captures = tuple(board.push(last))
+    start = Board("copenhagen").pieces()
+    now = board.pieces()
+    count = lambda pieces, code: sum(1 for p in pieces.values() if str(getattr(p, "value", p)) == code)
+    captured = {"attackers": count(start, "T") - count(now, "T"), "defenders": count(start, "t") - count(now, "t")}
+    base = ControllerView(state="visitor_turn", variant="copenhagen", board=board, visitor_side=Side.DEFENDERS,
+                          level="medium", last_move=last, last_captures=captures, announcements=(),
+                          robot_activity="", progress=0.0, fix_squares={}, message=None, message_args={},
+                          outcome=None, camera_ok=True, camera_reason=None, captured=captured)
+    if board.turn != Side.DEFENDERS:
+        base = replace(base, visitor_side=Side.ATTACKERS)
+    return replace(base, **changes)
+
+
+def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
+    """(name, prepare(app)) for every picture; prepare navigates and sets the view."""
+    from engine import Outcome, Piece, Side, parse_square
+
+    def sq(name: str) -> int:
+        return parse_square(name, 11)
+
+    def at(app: Any, name: str, view: Any, t: float = 0.0, **kwargs: Any) -> None:
+        app.ctx.controller.set_view(view)
+        app.navigate(name, **kwargs)
+        app.test_clock.now += t
+
+    def attract(app: Any) -> None:
+        at(app, "attract", idle_view())
+        app.step([])
+        app.test_clock.now += 12.4          # a few moves into the replay, one piece mid-slide
+
+    def start_page(page: str, variant: str | None = None, lots: bool = False) -> Callable[[Any], None]:
+        def prepare(app: Any) -> None:
+            at(app, "start", idle_view())
+            screen = app.screens["start"]
+            if variant:
+                screen.choose_variant(variant)
+            if page == "level":
+                screen.choose_side("lots" if lots else "defenders")
+            screen.page = page
+        return prepare
+
+    def game(view: Any, selected: str | None = None, confirm: str | None = None, camera_bad_for: float = 0.0):
+        def prepare(app: Any) -> None:
+            at(app, "game", view)
+            screen = app.screens["game"]
+            if selected:
+                screen.selected = sq(selected)
+                screen.cursor = sq(selected)
+            screen.confirm = confirm
+            if camera_bad_for:
+                screen.camera_bad_since = app.test_clock.now - camera_bad_for
+        return prepare
+
+    def won(app: Any) -> None:
+        view = game_view(34, state="game_over", outcome=Outcome(Side.DEFENDERS, "king_escaped"))
+        view = replace(view, visitor_side=Side.DEFENDERS)
+        at(app, "game", view)
+
+    def rewards(new: str, unlocks: Unlocks, scheme: int = 0) -> Callable[[Any], None]:
+        def prepare(app: Any) -> None:
+            app.ctx.rewards = RewardSession(unlocks=unlocks, colour_scheme=scheme)
+            at(app, "rewards", game_view(34, state="game_over"), new=new)
+            app.test_clock.now += 1.3
+        return prepare
+
+    def rules(variant: str, step: int, t: float) -> Callable[[Any], None]:
+        def prepare(app: Any) -> None:
+            at(app, "rules", idle_view(), variant=variant, step=step, back="attract")
+            app.test_clock.now += t
+        return prepare
+
+    def staff(page: str) -> Callable[[Any], None]:
+        def prepare(app: Any) -> None:
+            app.ctx.staff_unlocked = True
+            at(app, "staff", game_view(10, state="visitor_turn"), page=page)
+        return prepare
+
+    def idle_countdown(app: Any) -> None:
+        at(app, "game", game_view(20))
+        app.last_activity = app.test_clock.now - (app.idle_timeout - 12.2)
+
+    def unlocked_game(app: Any) -> None:
+        app.ctx.rewards = RewardSession(unlocks=Unlocks(True, True, True), colour_scheme=1)
+        game(game_view(21, state="visitor_turn"), selected="f5")(app)
+
+    illegal = game_view(21, state="fix_board", message="illegal_move.blocked",
+                        message_args={"from": "d6", "to": "d9"},
+                        fix_squares={sq("d9"): None, sq("d6"): Piece.DEFENDER})
+    place = game_view(22, state="place_piece", message="place_piece.missed_pickup",
+                      robot_activity="moving b9 to a9", fix_squares={sq("a9"): Piece.ATTACKER, sq("b9"): None})
+    return [
+        ("01-attract", attract),
+        ("02-start-game", start_page("variant")),
+        ("03-start-york-match", start_page("format", "york")),
+        ("04-start-side", start_page("side", "copenhagen")),
+        ("05-start-level-lots", start_page("level", "tablut", lots=True)),
+        ("06-game-your-turn", game(game_view(21, state="visitor_turn"), selected="f5")),
+        ("07-game-robot-moving", game(game_view(22, state="robot_moving", robot_activity="moving b9 to a9",
+                                                progress=0.6, announcements=("king_threatened",)))),
+        ("08-game-thinking", game(game_view(20, state="thinking"))),
+        ("09-game-setup", game(game_view(0, state="setup", robot_activity="placing d1", progress=0.35,
+                                         last_move=None))),
+        ("10-error-illegal-move", game(illegal)),
+        ("11-error-place-piece", game(place)),
+        ("12-error-camera", game(game_view(21, state="visitor_turn", camera_ok=False, camera_reason="hand over board"),
+                                 camera_bad_for=3.0)),
+        ("13-error-staff", game(game_view(21, state="paused_error", message="gantry.error",
+                                          message_args={"error": "ALARM:1 hard limit"}))),
+        ("14-confirm-resign", game(game_view(21), confirm="resign")),
+        ("15-game-over-won", won),
+        ("16-rewards-colours", rewards("colours", Unlocks(colours=True), 1)),
+        ("17-rewards-crown", rewards("crown", Unlocks(True, True, True), 2)),
+        ("18-game-unlocked-look", unlocked_game),
+        ("19-rules-copenhagen-capture", rules("copenhagen", 2, 1.0)),
+        ("20-rules-copenhagen-shieldwall", rules("copenhagen", 5, 2.6)),
+        ("21-rules-tablut-camps", rules("tablut", 1, 0.3)),
+        ("22-rules-tawlbwrdd-pass", rules("tawlbwrdd", 3, 2.5)),
+        ("23-rules-york-king", rules("york", 3, 1.6)),
+        ("24-staff-pin", lambda app: at(app, "pin", idle_view())),
+        ("25-staff-robot", staff("robot")),
+        ("26-staff-levels", staff("levels")),
+        ("27-staff-system", staff("system")),
+        ("28-idle-countdown", idle_countdown),
+    ]
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def save_screenshots(out_dir: str | os.PathLike[str], config: Any,
+                     sizes: tuple[tuple[int, int], ...] = ((1280, 800), (800, 480))) -> list[Path]:
+    """Render every screen at every size into ``out_dir`` as ``<W>x<H>/<NN-name>.png``; returns the files."""
+    from copy import deepcopy
+
+    from kiosk.ui.app import KioskApp
+
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    pygame.display.init()
+    pygame.font.init()
+    config = deepcopy(config)
+    if not config.kiosk.reward_secret:
+        config.kiosk.reward_secret = DEMO_SECRET
+    if not config.kiosk.staff_pin_hash:
+        from kiosk.staffpin import hash_pin
+
+        config.kiosk.staff_pin_hash = hash_pin("0000", iterations=1000)
+    written: list[Path] = []
+    for size in sizes:
+        folder = Path(out_dir) / f"{size[0]}x{size[1]}"
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, prepare in _shots(config):
+            clock = _Clock()
+            app = KioskApp(StillController(idle_view()), config, world=object(), size=size, clock=clock)
+            app.test_clock = clock
+            prepare(app)
+            app.step([])
+            path = folder / f"{name}.png"
+            pygame.image.save(app.surface, str(path))
+            written.append(path)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    from calibration.config import Config
+
+    parser = argparse.ArgumentParser(prog="python -m kiosk.ui.screenshots")
+    parser.add_argument("out_dir")
+    args = parser.parse_args(argv)
+    files = save_screenshots(args.out_dir, Config())
+    print(f"screenshots: {len(files)} files in {args.out_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

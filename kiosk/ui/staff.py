@@ -1,0 +1,406 @@
+"""Staff mode, behind a PIN: robot (home, jog, set up, clear, test move), camera, logs, levels, exit.
+
+The PIN is checked against the PBKDF2 hash in the config (kiosk/staffpin.py);
+three wrong PINs lock the keypad for 30 seconds. Jogging, test moves and the
+live camera picture need controller methods beyond the architecture's list;
+they are used when the controller has them (``jog(dx_mm, dy_mm)``,
+``test_move(from_sq, to_sq)``, ``camera_snapshot() -> (frame | None, reading | None)``)
+and their buttons say "not available" otherwise.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pygame
+
+from kiosk.staffpin import verify_pin
+from kiosk.ui import palette
+from kiosk.ui.board_view import BoardGeometry, draw_board, draw_pieces
+from kiosk.ui.context import BaseScreen, UiContext
+from kiosk.ui.widgets import draw_button, draw_panel, draw_paragraph, draw_text, icon_arrow, icon_home
+
+LOCK_AFTER = 3
+LOCK_S = 30.0
+PIN_MAX = 8
+JOG_STEPS_MM = (0.5, 5.0, 20.0)
+CONFIG_ENV = "TAFL_KIOSK_CONFIG"
+
+
+class PinScreen(BaseScreen):
+    name = "pin"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.digits = ""
+        self.failures = 0
+        self.locked_until = 0.0
+        self.message: str | None = None
+
+    def enter(self, ctx: UiContext, **kwargs: Any) -> None:
+        super().enter(ctx)
+        self.digits = ""
+        self.message = None
+
+    def press(self, ctx: UiContext, key: str) -> None:
+        if ctx.now < self.locked_until:
+            return
+        if key == "del":
+            self.digits = self.digits[:-1]
+        elif key == "ok":
+            self.check(ctx)
+        elif len(self.digits) < PIN_MAX:
+            self.digits += key
+            self.message = None
+
+    def check(self, ctx: UiContext) -> None:
+        if verify_pin(self.digits, ctx.config.kiosk.staff_pin_hash):
+            self.failures = 0
+            ctx.staff_unlocked = True
+            ctx.navigate("staff")
+            return
+        self.digits = ""
+        self.failures += 1
+        self.message = "staff.pin_wrong"
+        if self.failures >= LOCK_AFTER:
+            self.failures = 0
+            self.locked_until = ctx.now + LOCK_S
+
+    def handle(self, event: pygame.event.Event, ctx: UiContext) -> None:
+        if event.type == pygame.KEYDOWN:
+            if event.unicode and event.unicode.isdigit():
+                self.press(ctx, event.unicode)
+            elif event.key == pygame.K_BACKSPACE:
+                self.press(ctx, "del")
+            elif event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+                self.press(ctx, "ok")
+            elif event.key == pygame.K_ESCAPE:
+                ctx.navigate("attract")
+            return
+        super().handle(event, ctx)
+
+    def draw(self, surface: pygame.Surface, ctx: UiContext) -> None:
+        self.buttons.clear()
+        lay = ctx.layout
+        m, g, T = lay.margin, lay.gap, lay.target
+        surface.fill(palette.BACKGROUND)
+        back = pygame.Rect(m, m, T, T)
+        draw_button(surface, back, "", lay.font_button, palette.PANEL_EDGE, icon=icon_arrow("left"))
+        self.buttons.add("back", back, lambda: ctx.navigate("attract"))
+        pad_w = 3 * T + 2 * g
+        pad_h = 4 * T + 3 * g
+        pad = pygame.Rect(lay.width - m - pad_w, (lay.height - pad_h) // 2, pad_w, pad_h)
+        keys = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "del", "0", "ok"]
+        enabled = bool(ctx.config.kiosk.staff_pin_hash) and ctx.now >= self.locked_until
+        for k, key in enumerate(keys):
+            r, c = divmod(k, 3)
+            rect = pygame.Rect(pad.left + c * (T + g), pad.top + r * (T + g), T, T)
+            label = {"del": "<", "ok": ctx.t("staff.ok")}.get(key, key)
+            colour = palette.PRIMARY if key == "ok" else palette.SECONDARY if key != "del" else palette.PANEL_EDGE
+            draw_button(surface, rect, label, lay.font_title if key.isdigit() else lay.font_button, colour, enabled=enabled)
+            self.buttons.add(f"key.{key}", rect, lambda key=key: self.press(ctx, key), enabled)
+        info = pygame.Rect(back.right + g * 3, m, pad.left - back.right - g * 6, lay.height - 2 * m)
+        draw_paragraph(surface, ctx.t("staff.pin_title"), pygame.Rect(info.left, info.top, info.width, T),
+                       lay.font_heading, valign="center")
+        field = pygame.Rect(info.left, info.top + T + g * 3, info.width, T)
+        draw_panel(surface, field, palette.PANEL, shadow=False)
+        r = max(6, T // 8)
+        for k in range(len(self.digits)):
+            pygame.draw.circle(surface, palette.TEXT, (field.left + r * 3 + k * r * 3, field.centery), r)
+        if not ctx.config.kiosk.staff_pin_hash:
+            note = ctx.t("staff.pin_off")
+        elif ctx.now < self.locked_until:
+            note = ctx.t("staff.pin_locked", seconds=int(self.locked_until - ctx.now + 1))
+        elif self.message:
+            note = ctx.t(self.message)
+        else:
+            note = ctx.t("staff.pin_hint")
+        draw_paragraph(surface, note, pygame.Rect(info.left, field.bottom + g * 3, info.width, info.bottom - field.bottom),
+                       lay.font_body, palette.TEXT_DIM)
+
+
+class StaffScreen(BaseScreen):
+    """Staff menu with pages; a page is a method ``page_<name>`` drawing into the content area."""
+
+    name = "staff"
+    PAGES = ("robot", "camera", "logs", "levels", "system")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.page = "robot"
+        self.jog_step = 1
+        self.status: str | None = None
+        self.test_from: int | None = None
+        self.log_offset = 0
+        self.confirm_exit = False
+        self.geom: BoardGeometry | None = None
+
+    def enter(self, ctx: UiContext, **kwargs: Any) -> None:
+        super().enter(ctx)
+        if not ctx.staff_unlocked:
+            ctx.navigate("pin")
+            return
+        self.page = kwargs.get("page", "robot")
+        self.status = None
+        self.confirm_exit = False
+
+    def run(self, ctx: UiContext, what: str, *args: Any) -> None:
+        """Call a controller command; a refusal (wrong state) becomes a status line, not a crash."""
+        method = getattr(ctx.controller, what, None)
+        if method is None:
+            self.status = ctx.t("staff.not_available")
+            return
+        try:
+            method(*args)
+            self.status = ctx.t("staff.sent", command=what)
+        except (RuntimeError, ValueError) as exc:
+            self.status = ctx.t("staff.refused", error=str(exc))
+
+    def handle(self, event: pygame.event.Event, ctx: UiContext) -> None:
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            if self.buttons.press(event.pos):
+                return
+            if self.page == "robot" and self.geom is not None:
+                sq = self.geom.square_at(event.pos)
+                if sq is not None:
+                    self.pick_test_square(ctx, sq)
+        elif event.type == pygame.KEYDOWN and event.key == pygame.K_ESCAPE:
+            ctx.navigate("attract")
+
+    def pick_test_square(self, ctx: UiContext, sq: int) -> None:
+        if self.test_from is None:
+            self.test_from = sq
+        else:
+            from_sq, self.test_from = self.test_from, None
+            self.run(ctx, "test_move", from_sq, sq)
+
+    def draw(self, surface: pygame.Surface, ctx: UiContext) -> None:
+        self.buttons.clear()
+        lay = ctx.layout
+        m, g, T = lay.margin, lay.gap, lay.target
+        surface.fill((30, 30, 36))
+        menu_w = int(T * 1.9)
+        y = m
+        for page in self.PAGES:
+            rect = pygame.Rect(m, y, menu_w, T)
+            draw_button(surface, rect, ctx.t(f"staff.page_{page}"), lay.font_body,
+                        palette.PRIMARY if page == self.page else palette.PANEL)
+            self.buttons.add(f"page.{page}", rect, lambda p=page: self.set_page(p))
+            y += T + g
+            if y + T > lay.height - m - T - g:
+                break
+        leave = pygame.Rect(m, lay.height - m - T, menu_w, T)
+        draw_button(surface, leave, ctx.t("staff.leave"), lay.font_body, palette.PANEL_EDGE)
+        self.buttons.add("leave", leave, lambda: ctx.navigate("attract"))
+        content = pygame.Rect(m * 2 + menu_w, m, lay.width - menu_w - m * 3, lay.height - 2 * m)
+        status_h = lay.font_small + g
+        view = ctx.view
+        state = view.state if view is not None else "?"
+        draw_text(surface, ctx.t("staff.state", state=state) + ("   " + self.status if self.status else ""),
+                  (content.left, content.bottom), lay.font_small, palette.TEXT_DIM, anchor="bottomleft")
+        area = pygame.Rect(content.left, content.top, content.width, content.height - status_h - g)
+        getattr(self, f"page_{self.page}")(surface, ctx, area)
+
+    def set_page(self, page: str) -> None:
+        self.page = page
+        self.status = None
+        self.test_from = None
+        self.confirm_exit = False
+
+    # ---- pages -------------------------------------------------------------------------------
+    def page_robot(self, surface: pygame.Surface, ctx: UiContext, area: pygame.Rect) -> None:
+        lay = ctx.layout
+        g, T = lay.gap, lay.target
+        board_side = min(area.height, area.width - 3 * T - 4 * g)
+        board_rect = pygame.Rect(area.right - board_side, area.top, board_side, board_side)
+        view = ctx.view
+        size = view.board.size if view is not None and view.board is not None else ctx.config.board_spec.squares
+        spec = ctx.config.board_spec
+        self.geom = geom = BoardGeometry(board_rect, size)
+        draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb)
+        if view is not None and view.board is not None:
+            draw_pieces(surface, geom, view.board.pieces(), ctx.schemes()[0])
+        if self.test_from is not None:
+            pygame.draw.rect(surface, palette.YELLOW, geom.square_rect(self.test_from), 4)
+        left = pygame.Rect(area.left, area.top, board_rect.left - area.left - g * 2, area.height)
+        # Jog pad: 3 x 3 with home in the middle.
+        has_jog = hasattr(ctx.controller, "jog")
+        step = JOG_STEPS_MM[self.jog_step]
+        cell = min(T, (left.width - 2 * g) // 3)
+        cell = max(cell, T) if left.width >= 3 * T + 2 * g else cell
+        pad = pygame.Rect(left.left, left.top, 3 * cell + 2 * g, 3 * cell + 2 * g)
+        for (c, r, dx, dy, direction) in ((1, 0, 0, step, "up"), (0, 1, -step, 0, "left"),
+                                          (2, 1, step, 0, "right"), (1, 2, 0, -step, "down")):
+            rect = pygame.Rect(pad.left + c * (cell + g), pad.top + r * (cell + g), cell, cell)
+            draw_button(surface, rect, "", lay.font_button, palette.SECONDARY, enabled=has_jog, icon=icon_arrow(direction))
+            self.buttons.add(f"jog.{direction}", rect, lambda dx=dx, dy=dy: self.run(ctx, "jog", dx, dy), has_jog)
+        home = pygame.Rect(pad.left + cell + g, pad.top + cell + g, cell, cell)
+        draw_button(surface, home, "", lay.font_button, palette.PRIMARY, icon=icon_home)
+        self.buttons.add("home", home, lambda: self.run(ctx, "home"))
+        step_btn = pygame.Rect(pad.left, pad.top, cell, cell)
+        draw_button(surface, step_btn, f"{step:g}", lay.font_body, palette.PANEL_EDGE, enabled=has_jog)
+        self.buttons.add("jog.step", step_btn, self.cycle_step, has_jog)
+        y = pad.bottom + g * 2
+        half = (left.width - g) // 2
+        variants = [v for v in ctx.config.kiosk.variants if (9 if v == "tablut" else 11) == ctx.config.board_spec.squares]
+        actions = [(f"setup.{v}", ctx.t("staff.setup", variant=ctx.t(f"variants.{v}.name")),
+                    lambda v=v: self.run(ctx, "setup_board", v)) for v in variants]
+        actions.append(("clear", ctx.t("staff.clear"), lambda: self.run(ctx, "clear_board")))
+        actions.append(("end", ctx.t("staff.end_game"), lambda: self.run(ctx, "end_game")))
+        for k, (key, label, action) in enumerate(actions):
+            col, row = k % 2, k // 2
+            rect = pygame.Rect(left.left + col * (half + g), y + row * (T + g), half, T)
+            if rect.bottom > area.bottom - lay.font_small * 2:
+                break
+            draw_button(surface, rect, label, lay.font_small, palette.SECONDARY)
+            self.buttons.add(key, rect, action)
+        hint = ctx.t("staff.test_move_hint") if hasattr(ctx.controller, "test_move") else ctx.t("staff.test_move_na")
+        draw_paragraph(surface, hint, pygame.Rect(left.left, area.bottom - lay.font_small * 2, left.width,
+                                                  lay.font_small * 2), lay.font_small, palette.TEXT_DIM, min_size=10)
+
+    def cycle_step(self) -> None:
+        self.jog_step = (self.jog_step + 1) % len(JOG_STEPS_MM)
+
+    def page_camera(self, surface: pygame.Surface, ctx: UiContext, area: pygame.Rect) -> None:
+        lay = ctx.layout
+        snapshot = getattr(ctx.controller, "camera_snapshot", None)
+        frame, reading = (None, None)
+        if snapshot is not None:
+            try:
+                frame, reading = snapshot()
+            except Exception as exc:     # a camera fault must not take staff mode down
+                self.status = str(exc)
+        view = ctx.view
+        half = (area.width - lay.gap * 2) // 2
+        pic = pygame.Rect(area.left, area.top, half, area.height)
+        draw_panel(surface, pic, palette.PANEL, shadow=False)
+        if frame is not None:
+            image = pygame.image.frombuffer(frame[:, :, ::-1].tobytes(), (frame.shape[1], frame.shape[0]), "RGB")
+            scale = min(pic.width / image.get_width(), pic.height / image.get_height())
+            image = pygame.transform.smoothscale(image, (int(image.get_width() * scale), int(image.get_height() * scale)))
+            surface.blit(image, image.get_rect(center=pic.center))
+        else:
+            draw_paragraph(surface, ctx.t("staff.camera_no_picture"), pic.inflate(-20, -20), lay.font_body,
+                           palette.TEXT_DIM, align="center", valign="center")
+        right = pygame.Rect(pic.right + lay.gap * 2, area.top, half, area.height)
+        side = min(right.width, right.height - lay.font_body * 3)
+        geom_rect = pygame.Rect(right.left, right.top + lay.font_body * 3, side, side)
+        size = ctx.config.board_spec.squares
+        squares = dict(reading.occupancy()) if reading is not None and hasattr(reading, "occupancy") else {}
+        ok = view.camera_ok if view is not None else False
+        reason = view.camera_reason if view is not None else None
+        draw_paragraph(surface, ctx.t("staff.camera_ok") if ok else ctx.t("staff.camera_bad", reason=reason or "?"),
+                       pygame.Rect(right.left, right.top, right.width, lay.font_body * 3), lay.font_body,
+                       palette.TEXT if ok else palette.ORANGE)
+        spec = ctx.config.board_spec
+        geom = BoardGeometry(geom_rect, size)
+        draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb)
+        draw_pieces(surface, geom, squares, ctx.schemes()[0])
+
+    def log_lines(self, ctx: UiContext) -> list[str]:
+        """The newest lines of the kiosk's journal and log files in the state directory."""
+        directory = Path(ctx.config.kiosk.state_dir)
+        if not directory.is_dir():
+            return [ctx.t("staff.logs_none", path=str(directory))]
+        files = sorted((p for p in directory.rglob("*") if p.is_file() and p.suffix in (".log", ".jsonl", ".txt")),
+                       key=lambda p: p.stat().st_mtime, reverse=True)[:2]
+        lines: list[str] = []
+        for path in files:
+            try:
+                with open(path, "rb") as handle:
+                    handle.seek(0, os.SEEK_END)
+                    handle.seek(max(0, handle.tell() - 16384))
+                    tail = handle.read().decode("utf-8", "replace").splitlines()[-200:]
+            except OSError as exc:
+                tail = [f"{path}: {exc}"]
+            lines.append(f"== {path}")
+            lines.extend(tail)
+        return lines or [ctx.t("staff.logs_none", path=str(directory))]
+
+    def page_logs(self, surface: pygame.Surface, ctx: UiContext, area: pygame.Rect) -> None:
+        lay = ctx.layout
+        T, g = lay.target, lay.gap
+        lines = self.log_lines(ctx)
+        text_rect = pygame.Rect(area.left, area.top, area.width - T - g * 2, area.height)
+        draw_panel(surface, text_rect, (18, 18, 22), shadow=False)
+        size = max(12, lay.font_small - 6)
+        from kiosk.ui.fonts import font
+        fnt = font(size)
+        per_page = max(1, (text_rect.height - 10) // fnt.get_linesize())
+        self.log_offset = max(0, min(self.log_offset, max(0, len(lines) - per_page)))
+        start = max(0, len(lines) - per_page - self.log_offset)
+        y = text_rect.top + 5
+        for line in lines[start:start + per_page]:
+            clipped = line
+            while clipped and fnt.size(clipped)[0] > text_rect.width - 10:
+                clipped = clipped[:-4]
+            surface.blit(fnt.render(clipped, True, (200, 220, 200)), (text_rect.left + 5, y))
+            y += fnt.get_linesize()
+        up = pygame.Rect(text_rect.right + g * 2, area.top, T, T)
+        down = pygame.Rect(up.left, area.bottom - T, T, T)
+        draw_button(surface, up, "", lay.font_button, palette.SECONDARY, icon=icon_arrow("up"))
+        draw_button(surface, down, "", lay.font_button, palette.SECONDARY, icon=icon_arrow("down"))
+        self.buttons.add("log.up", up, lambda: setattr(self, "log_offset", self.log_offset + per_page // 2))
+        self.buttons.add("log.down", down, lambda: setattr(self, "log_offset", max(0, self.log_offset - per_page // 2)))
+
+    def page_levels(self, surface: pygame.Surface, ctx: UiContext, area: pygame.Rect) -> None:
+        lay = ctx.layout
+        T, g = lay.target, lay.gap
+        levels = ctx.config.engine.levels
+        row_h = T + g
+        y = area.top
+        label_w = area.width - 4 * T - 6 * g
+        for name, level in levels.items():
+            if y + T > area.bottom - T - g:
+                break
+            text = ctx.t("staff.level_line", level=ctx.t(f"levels.{name}.name", default=name),
+                         time=f"{level.time_s:g}", depth=level.max_depth)
+            draw_paragraph(surface, text, pygame.Rect(area.left, y, label_w, T), lay.font_small, valign="center")
+            x = area.left + label_w + g
+            for key, label, change in (("time-", "-s", lambda lv=level: setattr(lv, "time_s", max(0.1, round(lv.time_s - 0.5, 2)))),
+                                       ("time+", "+s", lambda lv=level: setattr(lv, "time_s", round(lv.time_s + 0.5, 2))),
+                                       ("depth-", "-d", lambda lv=level: setattr(lv, "max_depth", max(1, lv.max_depth - 1))),
+                                       ("depth+", "+d", lambda lv=level: setattr(lv, "max_depth", lv.max_depth + 1))):
+                rect = pygame.Rect(x, y, T, T)
+                draw_button(surface, rect, label, lay.font_body, palette.SECONDARY)
+                self.buttons.add(f"level.{name}.{key}", rect, change)
+                x += T + g
+            y += row_h
+        save = pygame.Rect(area.left, area.bottom - T, min(area.width, T * 3), T)
+        draw_button(surface, save, ctx.t("staff.save"), lay.font_body, palette.PRIMARY)
+        self.buttons.add("save", save, lambda: self.save_config(ctx))
+
+    def save_config(self, ctx: UiContext) -> None:
+        from calibration.config import DEFAULT_CONFIG_PATH
+
+        path = os.environ.get(CONFIG_ENV, DEFAULT_CONFIG_PATH)
+        try:
+            from calibration.config_file import save_config
+
+            save_config(ctx.config, path)
+            self.status = ctx.t("staff.saved", path=path)
+        except (OSError, ImportError, ValueError) as exc:
+            self.status = ctx.t("staff.save_failed", error=str(exc))
+
+    def page_system(self, surface: pygame.Surface, ctx: UiContext, area: pygame.Rect) -> None:
+        lay = ctx.layout
+        T, g = lay.target, lay.gap
+        info = [ctx.t("staff.info_board", board=ctx.config.board, squares=ctx.config.board_spec.squares),
+                ctx.t("staff.info_state_dir", path=ctx.config.kiosk.state_dir),
+                ctx.t("staff.info_screen", width=lay.width, height=lay.height, diagonal=f"{lay.diagonal_in:.1f}",
+                      target=lay.target)]
+        y = area.top
+        for line in info:
+            y = draw_paragraph(surface, line, pygame.Rect(area.left, y, area.width, lay.font_body * 2), lay.font_small) + g
+        rect = pygame.Rect(area.left, area.bottom - T, min(area.width, T * 3), T)
+        if self.confirm_exit:
+            draw_button(surface, rect, ctx.t("staff.exit_confirm"), lay.font_body, palette.DANGER)
+            self.buttons.add("exit.confirm", rect, lambda: setattr(ctx, "quit_requested", True))
+            no = pygame.Rect(rect.right + g * 2, rect.top, min(area.width - rect.width - g * 2, T * 2), T)
+            draw_button(surface, no, ctx.t("game.confirm_no"), lay.font_body, palette.PANEL_EDGE)
+            self.buttons.add("exit.cancel", no, lambda: setattr(self, "confirm_exit", False))
+        else:
+            draw_button(surface, rect, ctx.t("staff.exit"), lay.font_body, palette.DANGER)
+            self.buttons.add("exit", rect, lambda: setattr(self, "confirm_exit", True))
+

@@ -1,0 +1,167 @@
+"""The camera's two halves for the controller: where frames come from, and how they are read.
+
+WHY one module: it is the only place that knows the vision package's API
+(vision.reader.BoardReader, vision.renderer.render_frame) and the camera
+hardware (OpenCV's VideoCapture), so the camera thread and the controller
+stay the same with a real camera or a rendered one.
+
+- `VisionFrameReader`: frame -> CameraReading through the vision reader
+  (markers, homography, hand check, per-square class probabilities).
+- `SimFrameSource`: renders the simulated world through the vision renderer,
+  from one fixed camera pose (a mounted camera), a new sensor-noise seed per
+  frame; a hand over the table is drawn as the renderer's arm. A scene that
+  has not changed is not rendered again at the camera's full rate: a still
+  board gives a new frame every `still_period_s` (rendering costs ~0.5 s of CPU).
+- `UvcFrameSource`: the real camera (vision.sources.CameraSource), reopened
+  when it disappears (unplugged and back).
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Callable
+
+import numpy as np
+
+from calibration.config import Config
+from engine import Piece
+
+from kiosk.camera_thread import Frame
+from kiosk.ports import CameraReading
+from kiosk.simworld import SimWorld
+
+log = logging.getLogger("kiosk.vision")
+
+#: vision's class index (vision.position.SquareClass) -> engine piece
+_PIECE_OF_CLASS: tuple[Piece | None, ...] = (None, Piece.ATTACKER, Piece.DEFENDER, Piece.KING)
+
+
+class VisionFrameReader:
+    """FrameReader on vision.reader.BoardReader; one reader per board (it learns the board's look)."""
+
+    def __init__(self, config: Config, board_name: str | None = None, *, learn: bool = True,
+                 model_path: str | None = None) -> None:
+        from vision.classifier import SquareClassifier
+        from vision.reader import BoardReader
+
+        # model_path: another fitted square model than vision's built-in one
+        self._make = lambda name: BoardReader(
+            config, name, classifier=SquareClassifier.load(model_path) if model_path else None)
+        self.board_name = board_name or config.board
+        self.reader = self._make(self.board_name)
+        self.learn = learn
+
+    def use_board(self, board_name: str, variant: str) -> None:
+        if board_name != self.board_name:
+            self.board_name = board_name
+            self.reader = self._make(board_name)
+
+    def read(self, frame: Frame, seq: int) -> CameraReading:
+        from vision.localise import NotReadable
+
+        try:
+            reading = self.reader.read(frame.image)
+        except NotReadable as exc:
+            return CameraReading(seq, frame.t, False, str(exc))
+        classes = reading.probabilities.argmax(1)
+        conf = reading.probabilities.max(1)
+        return CameraReading(seq, frame.t, True, None,
+                             tuple(_PIECE_OF_CLASS[int(c)] for c in classes),
+                             tuple(float(c) for c in conf), raw=reading)
+
+    def confirm(self, reading: CameraReading, squares: dict[int, Piece]) -> None:
+        """The controller confirmed what this frame showed: let the classifier learn the look."""
+        if self.learn and reading.raw is not None:
+            try:
+                self.reader.learn(reading.raw, {sq: p.value for sq, p in squares.items()})
+            except Exception:   # noqa: BLE001 - learning is an improvement, never a failure
+                log.exception("classifier learning failed")
+
+
+class SimFrameSource:
+    """FrameSource that renders the simulated world (see the module docstring)."""
+
+    def __init__(self, world: SimWorld, config: Config, *, seed: int = 0, condition: str = "museum",
+                 still_period_s: float = 2.0, frame_period_s: float = 0.1,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.world, self.config = world, config
+        self.seed = seed
+        self.condition = condition
+        self.still_period_s = still_period_s
+        self.frame_period_s = frame_period_s
+        self._last_image: np.ndarray | None = None
+        self._last_render = -1e9
+        self.clock = clock
+        self._cameras: dict[str, object] = {}
+        self._frame_no = 0
+        self._last_key: object = None
+        self.dropout_until = -1.0          # a simulated unplugged camera
+        self.frames_rendered = 0
+        self._lock = threading.Lock()
+
+    def use_board(self, board_name: str, variant: str) -> None:
+        pass          # the world knows its board; a camera per board is kept below
+
+    def unplug(self, seconds: float) -> None:
+        self.dropout_until = self.clock() + seconds
+
+    def _camera(self, board_name: str):
+        from vision.renderer import render_frame
+
+        if board_name not in self._cameras:
+            # one mounted camera per board: its pose is drawn once and kept
+            pieces: dict[int, str] = {}
+            self._cameras[board_name] = render_frame(pieces, board_name, seed=self.seed,
+                                                     condition=self.condition, config=self.config).camera
+        return self._cameras[board_name]
+
+    def grab(self) -> Frame | None:
+        from vision.renderer import render_frame
+
+        now = self.clock()
+        if now < self.dropout_until:
+            time.sleep(0.05)
+            return None
+        snap = self.world.snapshot()
+        key = (snap.board_name, tuple(sorted(snap.squares.items())), snap.hand is not None)
+        if key == self._last_key and now - self._last_render < self.still_period_s:
+            time.sleep(self.frame_period_s)
+            return Frame(self.clock(), self._last_image, repeat=True)
+        self._frame_no += 1
+        hand_seed = int(snap.hand.until * 1000) if snap.hand is not None else 0
+        rendered = render_frame(snap.squares, snap.board_name,
+                                seed=self.seed * 1_000_003 + (hand_seed if snap.hand else self._frame_no),
+                                condition=self.condition, hand=snap.hand is not None, config=self.config,
+                                camera=self._camera(snap.board_name))
+        self.frames_rendered += 1
+        self._last_key, self._last_render = key, now
+        self._last_image = rendered.image
+        return Frame(snap.t, rendered.image)
+
+    def close(self) -> None:
+        pass
+
+
+class UvcFrameSource:
+    """FrameSource on the real camera: vision.sources.CameraSource (reopens after a dropout)."""
+
+    def __init__(self, config: Config) -> None:
+        from vision.sources import CameraSource
+
+        cam = config.camera
+        self.source = CameraSource(cam.device, cam.width, cam.height, cam.fps)
+
+    def use_board(self, board_name: str, variant: str) -> None:
+        pass
+
+    def grab(self) -> Frame | None:
+        item = self.source.read()
+        if item is None:
+            time.sleep(0.05)
+            return None
+        image, t = item
+        return Frame(t, image)
+
+    def close(self) -> None:
+        self.source.close()

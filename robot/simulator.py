@@ -1,0 +1,883 @@
+"""A simulated GRBL 1.1 controller behind a real pseudo-terminal, driving a physical table.
+
+WHY a pty: the driver under test (and the kiosk in simulation) opens a real
+serial device path with pyserial, exactly as with the USB controller, so the
+byte stream, the reader thread, timeouts and a vanished port are all real.
+
+What it models, after GRBL 1.1's documentation:
+- the line protocol: banner after power-up and every reset, one `ok`/`error:N`
+  per line, `ALARM:N` and `[MSG:...]` pushes, `$` commands ($$, $#, $G, $I, $N,
+  $x=val, $H, $X, $J=, $C, $SLP, $RST=), real-time bytes (? ! ~ ctrl-x, jog
+  cancel 0x85; override bytes are accepted and ignored);
+- a 127-byte receive buffer (bytes beyond it are lost, as on the Arduino) and a
+  15-block planner: a motion line is answered once it is planned;
+- motion timed like GRBL: per-axis max rates ($110/$111) and accelerations
+  ($120/$121), junction deviation ($11), look-ahead re-planning, feed hold;
+  G4 and spindle/coolant changes wait for the planner to empty;
+- soft limits ($20, travel $130/$131, origin at home like a build with
+  HOMING_FORCE_SET_ORIGIN), homing ($H), alarm lock at power-up ($22), critical
+  alarms that need a reset, ALARM:3 for a reset in motion;
+- the magnet on the coolant (M8/M9) or spindle (M3 S../M5) output, following
+  the configured magnet-on command, moving pieces on a `MagnetWorld`.
+
+Fault injection (`Fault(kind, after)`, or `inject()` at run time):
+`miss` (the next magnet energising catches nothing), `alarm` (hard-limit
+ALARM:1 half way through a motion block), `disconnect` (the USB link drops;
+`reconnect()` brings up a fresh pty as a power-cycled controller), `garble`
+(an answer line arrives corrupted).
+"""
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import select
+import threading
+import time
+import tty
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable
+
+from calibration.config import Config
+from robot.grbl_codes import MAX_LINE_CHARS, PLANNER_BLOCKS, RX_BUFFER_SIZE
+from robot.kinematics import AxisLimits, Block, advance, junction_speed, make_block, replan
+from robot.layout import TableLayout
+from robot.sim_gcode import GcodeError, clean_line, parse_block, parse_jog
+from robot.table import MagnetWorld, Table
+
+log = logging.getLogger(__name__)
+
+VERSION = "1.1h"
+BANNER = f"Grbl {VERSION} ['$' for help]"
+UNLOCK_MSG = "[MSG:'$H'|'$X' to unlock]"
+
+#: The controller's own EEPROM settings ($$) for a belt-driven XY gantry. Travel
+#: ($130/$131) is taken from the kiosk configuration; the rest are firmware
+#: settings of the simulated controller (a real one reports its own).
+FIRMWARE_DEFAULTS: dict[int, float] = {
+    0: 10, 1: 25, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0, 10: 1, 11: 0.010, 12: 0.002, 13: 0,
+    20: 1, 21: 0, 22: 1, 23: 3, 24: 100.0, 25: 2000.0, 26: 250, 27: 2.0, 30: 1000, 31: 0,
+    32: 0, 100: 80.0, 101: 80.0, 102: 250.0, 110: 9000.0, 111: 9000.0, 112: 500.0,
+    120: 600.0, 121: 600.0, 122: 10.0, 130: 800.0, 131: 560.0, 132: 0.0,
+}
+_INT_SETTINGS = {0, 1, 2, 3, 4, 5, 6, 10, 13, 20, 21, 22, 23, 26, 30, 31, 32}
+
+FAULT_KINDS = ("miss", "alarm", "disconnect", "garble")
+
+
+@dataclass
+class Fault:
+    """Trigger `kind` on its `after`-th occasion from now (1 = the next one).
+
+    Occasions: `miss` magnet energisings, `alarm` motion blocks started,
+    `disconnect` lines received, `garble` answer lines sent.
+    """
+
+    kind: str
+    after: int = 1
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault {self.kind!r} (known: {', '.join(FAULT_KINDS)})")
+        if self.after < 1:
+            raise ValueError(f"fault {self.kind}@{self.after}: the count starts at 1")
+
+
+def parse_faults(text: str) -> list[Fault]:
+    """'miss@2,alarm,garble@5' -> faults; one-line ValueError for bad text."""
+    faults = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        kind, _, count = part.partition("@")
+        try:
+            after = int(count) if count else 1
+        except ValueError:
+            raise ValueError(f"bad fault {part!r}: expected KIND or KIND@N") from None
+        faults.append(Fault(kind, after))
+    return faults
+
+
+class GrblSimulator:
+    """GRBL 1.1 on a pty; `start()` runs it on a background thread and returns the port path."""
+
+    def __init__(self, config: Config | None = None, *, speed_factor: float = 1.0,
+                 faults: list[Fault] | tuple[Fault, ...] = (), world: MagnetWorld | None = None,
+                 layout: TableLayout | None = None, settings: dict[int, float] | None = None):
+        if speed_factor <= 0:
+            raise ValueError("speed factor must be positive")
+        self.config = config or Config()
+        self.layout = layout or TableLayout(self.config)
+        self.world: MagnetWorld = world if world is not None else Table.in_storage(self.layout)
+        self.speed_factor = speed_factor
+        self.settings = dict(FIRMWARE_DEFAULTS)
+        self.settings[130], self.settings[131] = self.config.gantry.travel_mm
+        self.settings.update(settings or {})
+        self.magnet_output = _magnet_output(self.config.gantry.magnet_on)
+        self.port: str | None = None
+        self.on_disconnect: Callable[[], None] | None = None
+        self.lines_received: list[str] = []          # every line, for tests and logs
+        self._faults: list[Fault] = list(faults)
+        self._lock = threading.RLock()
+        self._thread: threading.Thread | None = None
+        self._running = False
+        self._master: int | None = None
+        self._slave: int | None = None
+        self._wall0 = time.monotonic()
+        self._t = 0.0
+        self._energised = False
+        self._missed = False
+        self._spindle, self._spindle_s, self._flood = 0, 0.0, False
+        self._pos = self._offset = (0.0, 0.0)
+        self._current_block: Block | None = None
+        self._power_up(initial=True)
+
+    # ================================================================== life cycle
+    def clock(self) -> float:
+        """Simulated seconds since start (wall time times the speed factor)."""
+        return (time.monotonic() - self._wall0) * self.speed_factor
+
+    def start(self) -> str:
+        """Open the pty and run in a background thread; returns the device path."""
+        with self._lock:
+            self._open_pty()
+            self._running = True
+            self._thread = threading.Thread(target=self._loop, name="grbl-sim", daemon=True)
+            self._thread.start()
+            return self.port   # type: ignore[return-value]
+
+    def stop(self) -> None:
+        self._running = False
+        if self._thread is not None:
+            self._thread.join(timeout=2.0)
+            self._thread = None
+        self._close_pty()
+
+    def __enter__(self) -> "GrblSimulator":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def inject(self, kind: str, after: int = 1) -> None:
+        """Arm a fault at run time (see Fault)."""
+        with self._lock:
+            self._faults.append(Fault(kind, after))
+
+    def disconnect(self) -> None:
+        """The USB link drops now: the pty disappears and the controller loses power."""
+        with self._lock:
+            self._drop_link()
+
+    def reconnect(self) -> str:
+        """The cable is back: a power-cycled controller on a fresh pty; returns its path."""
+        with self._lock:
+            if self._master is None:
+                self._open_pty()
+            return self.port   # type: ignore[return-value]
+
+    @property
+    def connected(self) -> bool:
+        return self._master is not None
+
+    @property
+    def machine_position(self) -> tuple[float, float]:
+        """Where the carriage physically is (machine mm)."""
+        with self._lock:
+            return self._physical()
+
+    @property
+    def state(self) -> str:
+        return self._state_text()
+
+    # ================================================================== pty
+    def _open_pty(self) -> None:
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        os.set_blocking(master, False)
+        self._master, self._slave = master, slave
+        self.port = os.ttyname(slave)
+
+    def _close_pty(self) -> None:
+        for fd in (self._master, self._slave):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._master = self._slave = None
+
+    def _drop_link(self) -> None:
+        self._close_pty()
+        self._power_up(initial=False)
+        log.warning("simulated disconnect: controller unplugged")
+        if self.on_disconnect is not None:
+            self.on_disconnect()
+
+    # ================================================================== state
+    def _power_up(self, initial: bool) -> None:
+        """Power-on: positions read zero wherever the carriage stands; alarm-locked if homing is on."""
+        phys = (0.0, 0.0) if initial else self._physical()
+        self._set_magnet_outputs(spindle=0, spindle_s=0.0, flood=False)
+        self._pos = (0.0, 0.0)
+        self._offset = phys                    # physical - reported
+        self._state = "Alarm" if self.settings[22] else "Idle"
+        self._reset_runtime()
+        self._out = bytearray()
+        self._emit(BANNER)
+        if self._state == "Alarm":
+            self._emit(UNLOCK_MSG)
+
+    def _reset_runtime(self) -> None:
+        self._rx = bytearray()
+        self._raw_line = bytearray()
+        self._planner: list[Block] = []
+        self._speed = 0.0
+        self._hold = False
+        self._hold_done = False
+        self._jog_cancel = False
+        self._job: deque | None = None
+        self._dwell_end: float | None = None
+        self._pending_soft_alarm = False
+        self._critical = False
+        self._homing: tuple[tuple[float, float], float, float] | None = None
+        self._status_requested = False
+        self._alarm_block: Block | None = None
+        self._check_mode = False
+        # g-code parser modal state
+        self._motion = 0.0
+        self._absolute = True
+        self._inches = False
+        self._coord = 54.0
+        self._feed = 0.0
+        self._s = 0.0
+        self._tool = 0
+        self._g92 = (0.0, 0.0)
+        self._plan_pos = self._pos
+        self._wco_counter = 0
+        self._ovr_counter = 1
+
+    def _physical(self) -> tuple[float, float]:
+        return (self._pos[0] + self._offset[0], self._pos[1] + self._offset[1])
+
+    def _limits(self) -> AxisLimits:
+        return AxisLimits.from_settings(self.settings)
+
+    def _state_text(self) -> str:
+        if self._critical or self._state == "Alarm":
+            return "Alarm"
+        if self._homing is not None:
+            return "Home"
+        if self._hold:
+            return "Hold:0" if self._hold_done else "Hold:1"
+        if self._check_mode:
+            return "Check"
+        if self._state == "Sleep":
+            return "Sleep"
+        if self._planner:
+            return "Jog" if self._planner[0].jog else "Run"
+        return "Idle"
+
+    # ================================================================== main loop
+    def _loop(self) -> None:
+        self._t = self.clock()
+        while self._running:
+            with self._lock:
+                master = self._master
+                busy = bool(self._planner) or self._homing is not None or self._dwell_end is not None
+            if master is None:
+                time.sleep(0.01)
+                with self._lock:
+                    self._t = self.clock()
+                continue
+            try:
+                ready, _, _ = select.select([master], [], [], 0.002 if busy else 0.02)
+            except (OSError, ValueError):
+                continue
+            data = b""
+            if ready:
+                try:
+                    data = os.read(master, 4096)
+                except BlockingIOError:
+                    data = b""
+                except OSError as exc:
+                    if exc.errno == errno.EIO:      # nobody has the port open right now
+                        time.sleep(0.005)
+                    data = b""
+            with self._lock:
+                if self._master is None:
+                    continue
+                for b in data:
+                    self._receive(b)
+                    if self._master is None:
+                        break
+                self._advance(self.clock())
+                self._run_lines()
+                if self._status_requested:
+                    self._status_requested = False
+                    self._emit(self._status_report())
+                self._flush()
+
+    def _emit(self, line: str) -> None:
+        self._out += line.encode("ascii") + b"\r\n"
+
+    def _respond(self, line: str) -> None:
+        """An `ok` / `error:N` answer (the garble fault corrupts one of these)."""
+        if self._fault_due("garble"):
+            self._out += b"\xfe" + line[:1].encode() + b"\x07" + line[1:].encode() + b"\r\n"
+            return
+        self._emit(line)
+
+    def _flush(self) -> None:
+        if not self._out or self._master is None:
+            return
+        try:
+            n = os.write(self._master, bytes(self._out))
+            del self._out[:n]
+        except BlockingIOError:
+            pass
+        except OSError:
+            self._out.clear()
+
+    def _fault_due(self, kind: str) -> bool:
+        for f in self._faults:
+            if f.kind == kind:
+                f.after -= 1
+                if f.after <= 0:
+                    self._faults.remove(f)
+                    log.warning("fault injected: %s", kind)
+                    return True
+                return False
+        return False
+
+    # ================================================================== bytes in
+    def _receive(self, b: int) -> None:
+        if b == 0x18:
+            self._soft_reset()
+            return
+        if self._critical:
+            return                          # everything but reset is ignored
+        if b == ord("?"):
+            if self._homing is None:
+                self._status_requested = True
+        elif b == ord("!"):
+            self._feed_hold()
+        elif b == ord("~"):
+            self._cycle_start()
+        elif b >= 0x80:
+            if b == 0x85:
+                self._cancel_jog()
+            # 0x84 safety door (no door switch fitted), 0x90-0xA1 overrides: accepted, ignored
+        elif len(self._rx) < RX_BUFFER_SIZE - 1:
+            self._rx.append(b)
+        else:
+            log.warning("receive buffer overflow: byte %r lost", bytes([b]))
+
+    def _feed_hold(self) -> None:
+        if self._planner and not self._hold:
+            if self._planner[0].jog:
+                self._cancel_jog()
+            else:
+                self._hold, self._hold_done = True, False
+
+    def _cycle_start(self) -> None:
+        if self._hold and self._hold_done and not self._pending_soft_alarm:
+            self._hold = self._hold_done = False
+            replan(self._planner, 0.0)
+
+    def _cancel_jog(self) -> None:
+        if self._planner and self._planner[0].jog:
+            self._hold, self._hold_done, self._jog_cancel = True, False, True
+
+    def _soft_reset(self) -> None:
+        moving = bool(self._planner) or self._homing is not None or self._hold
+        if self._homing is not None:
+            self._emit("ALARM:6")
+            self._state = "Alarm"
+        elif moving and not self._critical:
+            self._emit("ALARM:3")
+            self._state = "Alarm"
+        if self._state == "Sleep":
+            self._state = "Alarm"
+        self._set_magnet_outputs(spindle=0, spindle_s=0.0, flood=False)
+        self._reset_runtime()
+        self._emit(BANNER)
+        if self._state == "Alarm":
+            self._emit(UNLOCK_MSG)
+
+    # ================================================================== lines
+    def _blocked(self) -> bool:
+        return (self._job is not None or self._critical or self._homing is not None
+                or self._pending_soft_alarm)
+
+    def _run_lines(self) -> None:
+        now = self.clock()
+        while True:
+            if self._job is not None:
+                self._step_job(now)
+            if self._blocked() or not self._rx:
+                return
+            while self._rx and not self._blocked():
+                c = self._rx.pop(0)
+                if c in (0x0A, 0x0D):
+                    raw = self._raw_line.decode("ascii", "replace")
+                    self._raw_line = bytearray()
+                    self._line(raw)
+                    if self._master is None:
+                        return
+                    break
+                self._raw_line.append(c)
+
+    def _line(self, raw: str) -> None:
+        line, overflow = clean_line(raw)
+        self.lines_received.append(raw)
+        del self.lines_received[:-500]
+        if self._fault_due("disconnect"):
+            self._drop_link()
+            return
+        if overflow or len(line) > MAX_LINE_CHARS:
+            self._respond("error:11")
+            return
+        if not line:
+            self._respond("ok")
+            return
+        try:
+            if line.startswith("$"):
+                self._system(line)
+            else:
+                if self._state in ("Alarm", "Sleep") or (self._planner and self._planner[0].jog):
+                    raise GcodeError(9)
+                self._gcode(line)
+        except GcodeError as exc:
+            self._respond(f"error:{exc.code}")
+
+    # ---------------------------------------------------------------- $ commands
+    def _system(self, line: str) -> None:
+        idle_or_alarm = self._state_text() in ("Idle", "Alarm", "Check")
+        if line == "$":
+            self._emit("[HLP:$$ $# $G $I $N $x=val $Nx=line $J=line $SLP $C $X $H ~ ! ? ctrl-x]")
+        elif line == "$$":
+            if self._state_text().startswith(("Run", "Hold")):
+                raise GcodeError(8)
+            for key in sorted(self.settings):
+                v = self.settings[key]
+                self._emit(f"${key}={int(v)}" if key in _INT_SETTINGS else f"${key}={v:.3f}")
+        elif line == "$#":
+            for name in ("G54", "G55", "G56", "G57", "G58", "G59", "G28", "G30"):
+                self._emit(f"[{name}:0.000,0.000,0.000]")
+            self._emit(f"[G92:{self._g92[0]:.3f},{self._g92[1]:.3f},0.000]")
+            self._emit("[TLO:0.000]")
+            self._emit("[PRB:0.000,0.000,0.000:0]")
+        elif line == "$G":
+            self._emit(self._gc_state())
+        elif line == "$I":
+            self._emit(f"[VER:{VERSION}.20190825:]")
+            self._emit(f"[OPT:V,{PLANNER_BLOCKS},{RX_BUFFER_SIZE}]")
+        elif line == "$N":
+            self._emit("$N0=")
+            self._emit("$N1=")
+        elif line == "$C":
+            if self._state_text() not in ("Idle", "Check"):
+                raise GcodeError(8)
+            if self._check_mode:
+                self._emit("[MSG:Disabled]")
+                self._respond("ok")
+                self._soft_reset()
+                return
+            self._check_mode = True
+            self._emit("[MSG:Enabled]")
+        elif line == "$X":
+            if self._state == "Alarm":
+                self._state = "Idle"
+                self._emit("[MSG:Caution: Unlocked]")
+        elif line == "$H":
+            if not self.settings[22]:
+                raise GcodeError(5)
+            if not idle_or_alarm or self._check_mode:
+                raise GcodeError(8)
+            self._start_homing()
+            return                          # answered when homing ends
+        elif line == "$SLP":
+            self._respond("ok")
+            self._emit("[MSG:Sleeping]")
+            self._set_magnet_outputs(spindle=0, spindle_s=0.0, flood=False)
+            self._state = "Sleep"
+            return
+        elif line.startswith("$J="):
+            if self._state_text() not in ("Idle", "Jog"):
+                raise GcodeError(8)
+            self._jog(line[3:])
+            return
+        elif line.startswith("$RST="):
+            if line[5:] not in ("$", "#", "*"):
+                raise GcodeError(3)
+            if not idle_or_alarm:
+                raise GcodeError(8)
+            if line[5:] in ("$", "*"):
+                self.settings = dict(FIRMWARE_DEFAULTS)
+                self.settings[130], self.settings[131] = self.config.gantry.travel_mm
+            self._emit("[MSG:Restoring defaults]")
+        elif line.startswith("$N") and "=" in line:
+            if not idle_or_alarm:
+                raise GcodeError(8)
+        elif "=" in line and line[1:line.index("=")].isdigit():
+            self._set_setting(int(line[1:line.index("=")]), line[line.index("=") + 1:], idle_or_alarm)
+        else:
+            raise GcodeError(3)
+        self._respond("ok")
+
+    def _set_setting(self, key: int, text: str, idle_or_alarm: bool) -> None:
+        if key not in self.settings:
+            raise GcodeError(3)
+        if not idle_or_alarm:
+            raise GcodeError(8)
+        try:
+            value = float(text)
+        except ValueError:
+            raise GcodeError(2) from None
+        if value < 0:
+            raise GcodeError(4)
+        if key == 0 and value < 3:
+            raise GcodeError(6)
+        if key == 20 and value and not self.settings[22]:
+            raise GcodeError(10)
+        self.settings[key] = value
+
+    def _gc_state(self) -> str:
+        motion = f"G{self._motion:g}"
+        dist = "G90" if self._absolute else "G91"
+        units = "G20" if self._inches else "G21"
+        spindle = {0: "M5", 3: "M3", 4: "M4"}[self._spindle]
+        coolant = "M8" if self._flood else "M9"
+        return (f"[GC:{motion} G{self._coord:g} G17 {units} {dist} G94 M0 {spindle} {coolant} "
+                f"T{self._tool} F{self._feed:g} S{self._s:g}]")
+
+    # ---------------------------------------------------------------- g-code
+    def _gcode(self, line: str) -> None:
+        blk = parse_block(line)
+        values = blk.values
+        motion = blk.g.get("motion", self._motion)
+        nonmodal = blk.g.get("nonmodal")
+        axes = blk.axes
+        unit = 25.4 if blk.g.get("units", 20.0 if self._inches else 21.0) == 20 else 1.0
+        if "P" in values and nonmodal != 4:
+            raise GcodeError(36)
+        if any(k in values for k in "LIJKR"):
+            raise GcodeError(36)
+        if nonmodal == 4 and "P" not in values:
+            raise GcodeError(28)
+        if nonmodal == 53 and motion not in (0, 1):
+            raise GcodeError(30)
+        if nonmodal == 92 and not axes:
+            raise GcodeError(26)
+        if axes and motion == 80 and nonmodal not in (92,):
+            raise GcodeError(31)
+        feed = values["F"] * unit if "F" in values else self._feed
+        moving = bool(axes) and nonmodal not in (92, 4)
+        if moving and motion == 1 and feed <= 0:
+            raise GcodeError(22)
+        # modal state changes take effect at parse time, as in GRBL
+        if "units" in blk.g:
+            self._inches = blk.g["units"] == 20
+        if "distance" in blk.g:
+            self._absolute = blk.g["distance"] == 90
+        if "coord" in blk.g:
+            self._coord = blk.g["coord"]
+        self._feed = feed
+        if "S" in values:
+            self._s = values["S"]
+        if "T" in values:
+            self._tool = int(values["T"])
+        if "motion" in blk.g:
+            self._motion = motion
+        target = None
+        if moving or nonmodal == 92:
+            target = list(self._plan_pos)
+            for i, axis in enumerate("XY"):
+                if axis in axes:
+                    v = axes[axis] * unit
+                    if nonmodal == 53:
+                        target[i] = v
+                    elif self._absolute or nonmodal == 92:
+                        target[i] = v if nonmodal == 92 else v + self._g92[i]
+                    else:
+                        target[i] = self._plan_pos[i] + v
+            if "Z" in axes and nonmodal != 92 and abs(axes["Z"] * unit) > self.settings[132] \
+                    and self.settings[20]:
+                target = None
+                self._soft_limit()
+                return
+        if nonmodal == 92 and target is not None:
+            self._g92 = (self._plan_pos[0] - target[0], self._plan_pos[1] - target[1])
+            self._wco_counter = 0
+        if nonmodal == 92.1:
+            self._g92 = (0.0, 0.0)
+            self._wco_counter = 0
+        if self._check_mode:
+            self._respond("ok")
+            return
+        steps: deque = deque()
+        spindle = blk.m.get("spindle")
+        if spindle is not None:
+            steps.append(("spindle", spindle))
+        elif "S" in values and self._spindle:
+            steps.append(("spindle", self._spindle))
+        if "coolant" in blk.m:
+            steps.append(("coolant", blk.m["coolant"] == 8))
+        if nonmodal == 4:
+            steps.append(("dwell", values["P"]))
+        if moving and target is not None:
+            if self.settings[20] and not self._within_travel(target):
+                self._soft_limit()
+                return
+            b = make_block(self._plan_pos, (target[0], target[1]), self._limits(),
+                           None if motion == 0 else feed)
+            self._plan_pos = (target[0], target[1])
+            if b.length > 1e-6:
+                steps.append(("block", b))
+        if blk.m.get("stop") in (2, 30):
+            steps.append(("pgm_end", None))
+        self._job = steps
+        self._step_job(self.clock())
+
+    def _within_travel(self, target: list[float] | tuple[float, float]) -> bool:
+        return all(-1e-6 <= target[i] <= self.settings[130 + i] + 1e-6 for i in (0, 1))
+
+    def _step_job(self, now: float) -> None:
+        job = self._job
+        while job:
+            kind, arg = job[0]
+            if kind == "block":
+                if len(self._planner) >= PLANNER_BLOCKS:
+                    return
+                self._queue_block(arg)
+            else:
+                if self._planner:                  # wait for the planner to empty (sync)
+                    return
+                if kind == "spindle":
+                    self._set_magnet_outputs(spindle=arg if arg in (3, 4) else 0,
+                                             spindle_s=self._s, flood=self._flood)
+                elif kind == "coolant":
+                    self._set_magnet_outputs(spindle=self._spindle, spindle_s=self._spindle_s,
+                                             flood=arg)
+                elif kind == "dwell":
+                    if self._dwell_end is None:
+                        self._dwell_end = now + arg
+                    if now < self._dwell_end:
+                        return
+                    self._dwell_end = None
+                elif kind == "pgm_end":
+                    self._set_magnet_outputs(spindle=0, spindle_s=0.0, flood=False)
+                    self._motion, self._absolute, self._coord = 1.0, True, 54.0
+                    self._g92 = (0.0, 0.0)
+                    self._emit("[MSG:Pgm End]")
+            job.popleft()
+        self._job = None
+        self._respond("ok")
+
+    def _queue_block(self, b: Block) -> None:
+        limits = self._limits()
+        if self._planner:
+            b.max_entry = junction_speed(self._planner[-1], b, limits, self.settings[11])
+        else:
+            b.max_entry = 0.0 if self._speed <= 1e-9 else b.nominal
+        self._planner.append(b)
+        if not self._hold:
+            replan(self._planner, self._speed)
+
+    def _jog(self, text: str) -> None:
+        blk = parse_jog(text)
+        unit = 25.4 if blk.g.get("units", 20.0 if self._inches else 21.0) == 20 else 1.0
+        absolute = blk.g.get("distance", 90.0 if self._absolute else 91.0) == 90
+        start = self._planner[-1].end if self._planner else self._pos
+        target = list(start)
+        for i, axis in enumerate("XY"):
+            if axis in blk.axes:
+                v = blk.axes[axis] * unit
+                if blk.g.get("nonmodal") == 53:
+                    target[i] = v
+                elif absolute:
+                    target[i] = v + self._g92[i]
+                else:
+                    target[i] = start[i] + v
+        if self.settings[20] and not self._within_travel(target):
+            raise GcodeError(15)
+        if len(self._planner) >= PLANNER_BLOCKS:
+            raise GcodeError(8)
+        b = make_block(start, (target[0], target[1]), self._limits(), blk.values["F"] * unit,
+                       jog=True)
+        if b.length > 1e-6:
+            self._queue_block(b)
+        self._respond("ok")
+
+    # ---------------------------------------------------------------- alarms
+    def _soft_limit(self) -> None:
+        """Target beyond travel: controlled stop if moving, then ALARM:2 (critical)."""
+        self._job = None
+        if self._planner:
+            self._hold, self._hold_done = True, False
+            self._pending_soft_alarm = True
+        else:
+            self._alarm(2, critical=True)
+
+    def _alarm(self, code: int, critical: bool) -> None:
+        self._planner.clear()
+        self._speed = 0.0
+        self._hold = self._hold_done = False
+        self._pending_soft_alarm = False
+        self._job = None
+        self._dwell_end = None
+        self._homing = None
+        self._plan_pos = self._pos
+        self._set_magnet_outputs(spindle=0, spindle_s=0.0, flood=False)   # mc_reset
+        self._state = "Alarm"
+        self._emit(f"ALARM:{code}")
+        if critical:
+            self._critical = True
+            self._emit("[MSG:Reset to continue]")
+
+    # ---------------------------------------------------------------- homing
+    def _start_homing(self) -> None:
+        phys = self._physical()
+        seek = self.settings[25] / 60.0
+        locate = self.settings[24] / 60.0
+        duration = (max(phys) / seek + 2 * self.settings[27] / locate
+                    + 2 * self.settings[26] / 1000.0)
+        self._homing = (phys, self.clock(), duration)
+
+    def _advance_homing(self, now: float) -> None:
+        start, t0, duration = self._homing   # type: ignore[misc]
+        f = min(1.0, (now - t0) / duration) if duration > 0 else 1.0
+        phys = (start[0] * (1 - f), start[1] * (1 - f))
+        self._offset = (phys[0] - self._pos[0], phys[1] - self._pos[1])
+        self._move_magnet()
+        if f >= 1.0:
+            self._homing = None
+            self._pos, self._offset = (0.0, 0.0), (0.0, 0.0)
+            self._plan_pos = self._pos
+            self._state = "Idle"
+            self._respond("ok")
+
+    # ================================================================== motion
+    def _advance(self, now: float) -> None:
+        dt = now - self._t
+        self._t = now
+        if self._homing is not None:
+            self._advance_homing(now)
+            return
+        energised = self._energised
+        for _ in range(100000):
+            if dt <= 1e-12 or not self._planner:
+                break
+            blk = self._planner[0]
+            if blk is not self._current_block:
+                self._current_block = blk
+                if self._fault_due("alarm"):
+                    self._alarm_block = blk
+            # with the magnet on, move at most ~1 mm per slice so contacts are seen in time
+            slice_ = min(dt, max(0.001, 1.0 / max(blk.nominal, 1e-3))) if energised else dt
+            self._speed, used = advance(blk, self._speed, slice_, hold=self._hold)
+            self._pos = blk.point(blk.done)
+            if energised:
+                self._move_magnet()
+            if blk is self._alarm_block and blk.done >= blk.length / 2:
+                self._alarm_block = None
+                self._alarm(1, critical=True)
+                return
+            if blk.done >= blk.length - 1e-7:
+                self._pos = blk.end
+                self._planner.pop(0)
+                if not self._hold:
+                    replan(self._planner, self._speed)
+                if not self._planner:
+                    self._speed = 0.0
+            if self._hold and self._speed <= 1e-9:
+                self._speed = 0.0
+                self._hold_done = True
+                if self._jog_cancel or self._pending_soft_alarm or not self._planner:
+                    self._planner.clear()
+                    self._plan_pos = self._pos
+                    self._hold = self._hold_done = self._jog_cancel = False
+                    if self._pending_soft_alarm:
+                        self._alarm(2, critical=True)
+                break
+            if used <= 0.0 and blk.done < blk.length - 1e-7:
+                break
+            dt -= used
+        if not energised:
+            self._move_magnet_quiet()
+
+    # ================================================================== magnet
+    def _set_magnet_outputs(self, spindle: int, spindle_s: float, flood: bool) -> None:
+        before = self._energised
+        self._spindle, self._spindle_s, self._flood = spindle, spindle_s, flood
+        if self.magnet_output == "flood":
+            self._energised = flood
+        else:
+            self._energised = spindle in (3, 4) and spindle_s > 0
+        if self._energised != before:
+            self._ovr_counter = 0
+            x, y = self.layout.to_board(self._physical())
+            if self._energised:
+                if self._fault_due("miss"):
+                    self._missed = True
+                else:
+                    self._missed = False
+                    self.world.magnet_on(x, y)
+            else:
+                if not self._missed:
+                    self.world.magnet_off()
+                self._missed = False
+
+    def _move_magnet(self) -> None:
+        if self._energised and not self._missed:
+            x, y = self.layout.to_board(self._physical())
+            self.world.magnet_move(x, y)
+
+    def _move_magnet_quiet(self) -> None:
+        """Magnet off: nothing to drag, but a world may want to know where the carriage is."""
+        mover = getattr(self.world, "carriage_at", None)
+        if mover is not None:
+            mover(*self.layout.to_board(self._physical()))
+
+    # ================================================================== reports
+    def _status_report(self) -> str:
+        mask = int(self.settings[10])
+        wco = (self._g92[0], self._g92[1], 0.0)
+        if mask & 1:
+            pos = f"MPos:{self._pos[0]:.3f},{self._pos[1]:.3f},0.000"
+        else:
+            pos = f"WPos:{self._pos[0] - wco[0]:.3f},{self._pos[1] - wco[1]:.3f},0.000"
+        fields = [self._state_text(), pos]
+        if mask & 2:
+            fields.append(f"Bf:{PLANNER_BLOCKS - len(self._planner)},"
+                          f"{RX_BUFFER_SIZE - len(self._rx)}")
+        fields.append(f"FS:{self._speed * 60:.0f},{self._spindle_s if self._spindle else 0:.0f}")
+        busy = self._state_text() not in ("Idle", "Alarm", "Sleep")
+        wco_shown = False
+        if self._wco_counter <= 0:
+            fields.append(f"WCO:{wco[0]:.3f},{wco[1]:.3f},{wco[2]:.3f}")
+            self._wco_counter = 29 if busy else 9
+            wco_shown = True
+        else:
+            self._wco_counter -= 1
+        if self._ovr_counter <= 0 and not wco_shown:
+            fields.append("Ov:100,100,100")
+            acc = ("S" if self._spindle == 3 else "C" if self._spindle == 4 else "") + \
+                  ("F" if self._flood else "")
+            if acc:
+                fields.append(f"A:{acc}")
+            self._ovr_counter = 19 if busy else 9
+        elif self._ovr_counter > 0:
+            self._ovr_counter -= 1
+        return "<" + "|".join(fields) + ">"
+
+
+def _magnet_output(magnet_on: str) -> str:
+    """Which GRBL output the configured magnet-on command drives: 'flood' or 'spindle'."""
+    text = magnet_on.replace(" ", "").upper()
+    if "M8" in text:
+        return "flood"
+    if "M3" in text or "M4" in text:
+        return "spindle"
+    raise ValueError(f"magnet-on command {magnet_on!r} drives neither M8 nor M3/M4")

@@ -1,0 +1,134 @@
+"""Fast stand-ins for the controller's ports, for the controller's unit tests.
+
+WHY: the controller's logic (turns, illegal moves, captures left standing,
+missed pickups, resume) is tested here on a manual clock in milliseconds.
+The camera reads the simulated world's squares directly instead of a rendered
+frame, and the gantry drags the world's pieces with its magnet without G-code.
+The full chain (renderer, vision reader, GRBL simulator on a pty, search
+process) is tested in tests/test_simulation_*.py.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from engine import Board, Piece
+
+from kiosk.ports import CameraReading, GantryEvent, Transfer
+from kiosk.simworld import SimWorld
+
+
+@dataclass
+class ManualClock:
+    now: float = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class WorldCamera:
+    """Reads the world's squares exactly; no reading while a hand is over the board."""
+
+    def __init__(self, world: SimWorld, clock: ManualClock) -> None:
+        self.world, self.clock = world, clock
+        self.seq = 0
+        self.unplugged = False
+
+    def read_latest(self) -> CameraReading | None:
+        self.seq += 1
+        t = self.clock()
+        if self.unplugged:
+            return CameraReading(self.seq, t, False, "camera.no_frames")
+        if self.world.hand_over_board():
+            return CameraReading(self.seq, t, False, "hand over board")
+        sq = self.world.square_pieces()
+        return CameraReading(self.seq, t, True, None,
+                             tuple(sq.get(i) for i in range(self.world.size * self.world.size)),
+                             tuple(1.0 for _ in range(self.world.size * self.world.size)))
+
+    def use_board(self, board_name: str, variant: str) -> None:
+        self.world.use_variant(variant)
+
+    def stop(self) -> None:
+        pass
+
+
+@dataclass
+class WorldGantry:
+    """Carries one transfer per poll with the world's magnet; can be told to fail."""
+
+    world: SimWorld
+    queue: list = field(default_factory=list)
+    fail_next: str | None = None
+    carried: list = field(default_factory=list)
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.queue)
+
+    def use_board(self, board_name: str, variant: str) -> None:
+        self.world.use_variant(variant)
+
+    def submit(self, job: int, transfers: list[Transfer], places: dict | None = None) -> None:
+        self.queue.append(("carry", job, list(transfers), 0))
+
+    def home(self, job: int) -> None:
+        self.queue.append(("home", job, [], 0))
+
+    def poll(self) -> list[GantryEvent]:
+        if not self.queue:
+            return []
+        kind, job, transfers, i = self.queue[0]
+        if kind == "home":
+            self.queue.pop(0)
+            return [GantryEvent("homed", job)]
+        if i >= len(transfers):
+            self.queue.pop(0)
+            return [GantryEvent("done", job, len(transfers), len(transfers))]
+        if self.fail_next:
+            error, self.fail_next = self.fail_next, None
+            self.queue.pop(0)
+            return [GantryEvent("error", job, i, len(transfers), error=error)]
+        t = transfers[i]
+        x, y = self.world.position_of(t.src)
+        table = self.world.table
+        table.magnet_on(x + t.offset_mm[0], y + t.offset_mm[1])
+        table.magnet_move(*self.world.position_of(t.dst))
+        table.magnet_off()
+        self.carried.append(t)
+        self.queue[0] = (kind, job, transfers, i + 1)
+        return [GantryEvent("step", job, i, len(transfers), transfer=t)]
+
+    def stop(self) -> None:
+        pass
+
+
+class InstantEngine:
+    """Answers at once: the first legal move that captures, else a seeded random legal move."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+        self.pending: tuple[int, str] | None = None
+
+    def request(self, request_id, variant, options, moves_otn, level) -> None:
+        board = Board(variant, options=options)
+        for m in moves_otn:
+            board.push(board.parse_move(m))
+        moves = board.legal_moves
+        capturing = [m for m in moves if board.captures_of(m)]
+        move = capturing[0] if capturing else self.rng.choice(moves)
+        self.pending = (request_id, board.move_to_otn(move))
+
+    def poll(self):
+        reply, self.pending = self.pending, None
+        return reply
+
+    def cancel(self) -> None:
+        self.pending = None
+
+    def stop(self) -> None:
+        pass
+
+
+def pieces_letters(squares: dict[int, Piece]) -> dict[int, str]:
+    return {sq: p.value for sq, p in squares.items()}

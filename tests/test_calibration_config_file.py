@@ -1,0 +1,292 @@
+"""The config file: every kind of bad file gives its clear message and changes nothing on disk."""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from calibration import config as config_module
+from calibration.config import Config, LevelConfig
+from calibration.config_file import (
+    ConfigError,
+    backup_path,
+    config_to_toml,
+    load_config,
+    save_config,
+)
+
+
+def snapshot(directory: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file in a directory with its bytes and mtime, to prove nothing changed."""
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(directory.iterdir())}
+
+
+def write(tmp_path: Path, text: str, name: str = "config.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def messages(exc: pytest.ExceptionInfo[ConfigError]) -> list[str]:
+    return [str(p) for p in exc.value.problems]
+
+
+# ----------------------------------------------------------------------------- good files
+
+def test_defaults_round_trip_through_toml(tmp_path):
+    path = tmp_path / "config.toml"
+    save_config(Config(), path)
+    assert load_config(path) == Config()
+
+
+def test_changed_config_round_trips_exactly(tmp_path):
+    cfg = Config()
+    cfg.gantry.board_origin_mm = (171.25, 38.5)
+    cfg.gantry.rotation_deg = -0.9731
+    cfg.gantry.scale = (1.0021, 0.9987)
+    cfg.camera.camera_matrix = [[912.5, 0.0, 640.1], [0.0, 911.0, 359.7], [0.0, 0.0, 1.0]]
+    cfg.camera.distortion = [0.1, -0.2, 0.001, 0.0005, 0.03]
+    cfg.kiosk.reward_secret = 'quote " backslash \\ tab \t é'
+    cfg.engine.levels["expert"] = LevelConfig(time_s=8.0, max_depth=64, noise=0.0)
+    path = tmp_path / "config.toml"
+    save_config(cfg, path)
+    assert load_config(path) == cfg
+
+
+def test_missing_keys_take_defaults_and_named_entries_merge(tmp_path):
+    path = write(tmp_path, """
+board = "board-9"
+[gantry]
+travel_mm = [900, 600]
+[boards.board-11]
+pitch_mm = 42
+[engine.levels.hard]
+time_s = 6
+""")
+    cfg = load_config(path)
+    assert cfg.board == "board-9"
+    assert cfg.gantry.travel_mm == (900.0, 600.0)
+    assert isinstance(cfg.gantry.travel_mm[0], float)
+    assert cfg.gantry.port == Config().gantry.port
+    assert cfg.boards["board-11"].pitch_mm == 42.0
+    assert cfg.boards["board-11"].squares == 11            # inherited from the default entry
+    assert cfg.engine.levels["hard"].time_s == 6.0
+    assert cfg.engine.levels["hard"].max_depth == 64
+    assert set(cfg.engine.levels) == {"easy", "medium", "hard"}
+
+
+def test_none_means_default_path_or_builtin_defaults(tmp_path, monkeypatch):
+    monkeypatch.setattr("calibration.config_file.DEFAULT_CONFIG_PATH", str(tmp_path / "absent.toml"))
+    assert load_config(None) == Config()
+    path = write(tmp_path, 'board = "board-9"\n', "present.toml")
+    monkeypatch.setattr("calibration.config_file.DEFAULT_CONFIG_PATH", str(path))
+    assert load_config(None).board == "board-9"
+    assert config_module.load_config(None).board == "board-9"   # the name architecture.md uses
+
+
+# ----------------------------------------------------------------------------- bad files
+
+BAD_FILES = {
+    "bad TOML": (
+        '[gantry]\nport = "/dev/ttyUSB0\n',
+        ["config.toml: expected valid TOML, got a syntax error: "],
+    ),
+    "wrong type": (
+        '[gantry]\nbaudrate = "fast"\n',
+        ["config.toml: gantry.baudrate: expected an integer, got 'fast' (a string)"],
+    ),
+    "wrong type in an array": (
+        '[gantry]\ntravel_mm = [800, "560"]\n',
+        ["config.toml: gantry.travel_mm[1]: expected a number, got '560' (a string)"],
+    ),
+    "wrong array length": (
+        "[markers]\nids = [0, 1, 2]\n",
+        ["config.toml: markers.ids: expected an array of 4 integers, got [0, 1, 2] (an array of 3)"],
+    ),
+    "boolean for a number": (
+        "[camera]\nfps = true\n",
+        ["config.toml: camera.fps: expected an integer, got true (a boolean)"],
+    ),
+    "out of range": (
+        "[gantry]\nrotation_deg = 400\n",
+        ["config.toml: gantry.rotation_deg: expected a value in [-180, 180], got 400.0 (a number)"],
+    ),
+    "out of range in an array": (
+        "[boards.board-11]\nwood_rgb = [214, 300, 128]\n",
+        ["config.toml: boards.board-11.wood_rgb: expected a value in [0, 255], got [214, 300, 128] (an array of 3)"],
+    ),
+    "unknown key": (
+        "[gantry]\nscal = [1.0, 1.0]\n",
+        ["config.toml: gantry.scal: expected one of the known keys (did you mean 'scale'?), got an unknown key"],
+    ),
+    "unknown section": (
+        "[gantri]\nport = \"x\"\n",
+        ["config.toml: gantri: expected one of the known keys (did you mean 'gantry'?), got an unknown key"],
+    ),
+    "section given as a value": (
+        'gantry = "x"\n',
+        ["config.toml: gantry: expected a table, got 'x' (a string)"],
+    ),
+    "new entry lacking a required key": (
+        "[boards.board-13]\npitch_mm = 34\n",
+        ["config.toml: boards.board-13.squares: expected an integer (this key is required), got nothing"],
+    ),
+    "selected board does not exist": (
+        'board = "board-13"\n',
+        ["config.toml: board: expected one of the [boards] entries (board-11, board-9), got 'board-13' (a string)"],
+    ),
+    "not a 3x3 camera matrix": (
+        "[camera]\ncamera_matrix = [[900.0, 0.0, 640.0], [0.0, 900.0, 360.0]]\n",
+        ["config.toml: camera.camera_matrix: expected [] (not calibrated) or a 3x3 matrix"],
+    ),
+    "not a number": (
+        "[gantry]\nscale = [nan, 1.0]\n",
+        ["config.toml: gantry.scale[0]: expected a finite number, got nan (a number)"],
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_FILES))
+def test_bad_config_gives_its_message_and_changes_nothing(tmp_path, kind):
+    text, expected = BAD_FILES[kind]
+    path = write(tmp_path, text)
+    before = snapshot(tmp_path)
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    got = messages(exc)
+    assert len(got) == len(expected), got
+    for line, start in zip(got, expected):
+        assert line.startswith(str(tmp_path / start)), (line, start)
+    assert "\n" not in got[0]
+    assert snapshot(tmp_path) == before
+
+
+def test_bad_toml_message_says_where(tmp_path):
+    path = write(tmp_path, '[gantry]\nport = "/dev/ttyUSB0\n')
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    assert "line 2" in str(exc.value)
+
+
+def test_missing_file_given_explicitly(tmp_path):
+    before = snapshot(tmp_path)
+    with pytest.raises(ConfigError) as exc:
+        load_config(tmp_path / "nope.toml")
+    assert messages(exc) == [f"{tmp_path / 'nope.toml'}: expected an existing config file, got no such file"]
+    assert snapshot(tmp_path) == before
+    assert not (tmp_path / "nope.toml").exists()
+
+
+def test_directory_given_as_file(tmp_path):
+    with pytest.raises(ConfigError, match="expected a config file, got a directory"):
+        load_config(tmp_path)
+
+
+def test_every_problem_is_reported_at_once(tmp_path):
+    path = write(tmp_path, """
+[gantry]
+baudrate = "fast"
+rotation_deg = 400
+scal = 1
+[camera]
+fps = 0
+""")
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    keys = sorted(p.key for p in exc.value.problems)
+    assert keys == ["camera.fps", "gantry.baudrate", "gantry.rotation_deg", "gantry.scal"]
+    assert all(p.file == str(path) for p in exc.value.problems)
+
+
+def test_cross_field_checks(tmp_path):
+    path = write(tmp_path, """
+[markers]
+ids = [0, 1, 1, 3]
+[kiosk]
+language = "de"
+[engine]
+default_level = "insane"
+""")
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    keys = sorted(p.key for p in exc.value.problems)
+    assert keys == ["engine.default_level", "kiosk.language", "markers.ids"]
+
+
+# ----------------------------------------------------------------------------- saving
+
+def test_save_keeps_previous_file_as_backup(tmp_path):
+    path = tmp_path / "config.toml"
+    save_config(Config(), path)
+    assert not backup_path(path).exists()
+    first = path.read_bytes()
+    cfg = Config()
+    cfg.gantry.rotation_deg = 1.0
+    save_config(cfg, path)
+    assert backup_path(path).read_bytes() == first
+    assert load_config(path).gantry.rotation_deg == 1.0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["config.toml", "config.toml.bak"]
+
+
+def test_save_refuses_invalid_config_and_changes_nothing(tmp_path):
+    path = tmp_path / "config.toml"
+    save_config(Config(), path)
+    before = snapshot(tmp_path)
+    cfg = Config()
+    cfg.gantry.scale = (3.0, 1.0)
+    cfg.board = "board-99"
+    with pytest.raises(ConfigError) as exc:
+        save_config(cfg, path)
+    assert [p.key for p in exc.value.problems] == ["gantry.scale"]
+    assert snapshot(tmp_path) == before
+
+
+def test_save_keeps_file_mode_and_creates_private_file(tmp_path):
+    path = tmp_path / "config.toml"
+    save_config(Config(), path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    os.chmod(path, 0o640)
+    save_config(Config(), path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+
+
+def test_save_into_missing_directory_fails_cleanly(tmp_path):
+    with pytest.raises(ConfigError, match="expected a file in an existing directory"):
+        save_config(Config(), tmp_path / "absent" / "config.toml")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_failed_write_leaves_old_file_and_no_temporaries(tmp_path, monkeypatch):
+    path = tmp_path / "config.toml"
+    save_config(Config(), path)
+    before = snapshot(tmp_path)
+
+    def broken_fsync(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", broken_fsync)
+    with pytest.raises(OSError):
+        save_config(Config(), path)
+    assert snapshot(tmp_path) == before
+
+
+def test_toml_text_is_sectioned_and_commented():
+    text = config_to_toml(Config())
+    assert text.index('board = "board-11"') < text.index("[boards.board-11]")
+    assert text.index('default_level = "medium"') < text.index("[engine.levels.easy]")
+    assert "[gantry]" in text and "# The XY gantry" in text
+
+
+def test_variants_must_exist_and_one_must_fit_the_installed_board(tmp_path):
+    path = write(tmp_path, 'board = "board-9"\n[kiosk]\nvariants = ["copenhagen", "chess"]\n')
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    assert messages(exc) == [f"{path}: kiosk.variants[1]: expected one of copenhagen, york, tablut, "
+                             "tawlbwrdd, got 'chess' (a string)"]
+    path = write(tmp_path, 'board = "board-9"\n[kiosk]\nvariants = ["copenhagen", "york"]\n')
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    assert messages(exc) == [f"{path}: kiosk.variants: expected at least one variant played on the "
+                             "installed board-9 (9x9: tablut), got ['copenhagen', 'york'] (an array of 2)"]

@@ -1,0 +1,319 @@
+"""The GRBL driver against the simulated controller, through a real pseudo-terminal."""
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+import serial
+
+from calibration.config import Config
+from robot.grbl import (GrblAlarm, GrblCommandError, GrblDisconnected, GrblDriver,
+                        GrblProtocolError, LineTooLong, parse_status)
+from robot.grbl_codes import RT_SOFT_RESET
+from robot.simulator import GrblSimulator, parse_faults
+from robot.sim_gcode import GcodeError, clean_line, parse_block, parse_jog
+
+SPEED = 100.0
+
+
+@pytest.fixture
+def sim():
+    s = GrblSimulator(Config(), speed_factor=SPEED)
+    s.start()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def grbl(sim):
+    d = GrblDriver(sim.port, banner_timeout=1.0, response_timeout=3.0, motion_timeout=30.0)
+    d.connect()
+    yield d
+    d.close()
+
+
+def homed(d: GrblDriver) -> GrblDriver:
+    d.home()
+    d.send("G21G90")
+    return d
+
+
+# ---------------------------------------------------------------- banner, reset, status
+def test_power_up_banner_and_alarm_lock(grbl):
+    assert grbl.version == "1.1h"
+    assert "[MSG:'$H'|'$X' to unlock]" in grbl.messages
+    st = grbl.status()
+    assert st.state == "Alarm"
+    with pytest.raises(GrblCommandError) as err:
+        grbl.send("G0X10")
+    assert err.value.code == 9 and "locked out during alarm" in str(err.value)
+
+
+def test_second_connection_probes_without_resetting(sim, grbl):
+    homed(grbl)
+    grbl.send("G0X100Y50")
+    grbl.sync()
+    grbl.close()
+    again = GrblDriver(sim.port, banner_timeout=1.0)
+    again.connect()                      # no banner comes: a '?' finds the live controller
+    try:
+        assert again.version == "1.1h"
+        st = again.status()
+        assert st.state == "Idle" and st.mpos[:2] == (100.0, 50.0)
+    finally:
+        again.close()
+
+
+def test_soft_reset_brings_the_banner_back(grbl):
+    homed(grbl)
+    n = grbl.messages.count("Grbl 1.1h ['$' for help]")
+    assert grbl.soft_reset() == "1.1h"
+    assert grbl.messages.count("Grbl 1.1h ['$' for help]") == n + 1
+    assert grbl.status().state == "Idle"         # reset while idle keeps the machine unlocked
+
+
+def test_reset_in_motion_raises_alarm_3_and_locks(grbl):
+    homed(grbl)
+    grbl.send("G1X400Y300F600")                    # slow: still moving when we reset
+    assert grbl.status().state == "Run"
+    grbl.soft_reset()
+    assert "ALARM:3" in grbl.messages
+    assert grbl.status().state == "Alarm"
+    grbl.unlock()
+    assert "[MSG:Caution: Unlocked]" in grbl.messages
+    assert grbl.status().state == "Idle"
+
+
+def test_settings_and_info(grbl):
+    s = grbl.settings()
+    assert s[130] == 800.0 and s[131] == 560.0      # travel from the configuration
+    assert {110, 111, 120, 121, 11, 20, 22} <= set(s)
+    info = grbl.send("$I")
+    assert info[0].startswith("[VER:1.1h") and info[1] == "[OPT:V,15,128]"
+    assert grbl.send("$G")[0].startswith("[GC:G0 G54 G17 G21 G90 G94")
+
+
+def test_status_in_work_coordinates_with_wco(grbl):
+    homed(grbl)
+    grbl.send("$10=0")                             # report WPos instead of MPos
+    grbl.send("G0X100Y100")
+    grbl.sync()
+    grbl.send("G92X0Y0")                           # work origin here
+    st = grbl.status()
+    assert st.wpos is not None and st.mpos is None
+    assert st.wco is not None and st.wco[:2] == (100.0, 100.0)   # WCO appears when it changes
+    assert st.wpos[:2] == (0.0, 0.0)
+    assert grbl.position() == (100.0, 100.0)                      # machine = WPos + WCO
+
+
+@pytest.mark.parametrize("line, code", [
+    ("G1X10", 22),          # no feed rate yet
+    ("G5X1", 20),           # unsupported g-code
+    ("G0G1X1", 21),         # two motion commands
+    ("X1X2", 25),           # repeated word
+    ("G4", 28),             # dwell without P
+    ("$Q", 3),              # unknown $ command
+    ("$999=1", 3),          # unknown setting
+    ("5X", 1),              # number without a letter
+    ("GX", 2),              # letter without a number
+    ("$J=X10", 22),         # jog without feed
+    ("$J=G1X10F100", 16),   # jog with a forbidden g-code
+    ("$J=X2000F1000", 15),  # jog beyond travel
+])
+def test_error_codes_carry_their_meaning(grbl, line, code):
+    homed(grbl)
+    with pytest.raises(GrblCommandError) as err:
+        grbl.send(line)
+    assert err.value.code == code
+    assert f"error:{code}" in str(err.value) and line in str(err.value)
+
+
+def test_overlong_line_refused_before_sending_and_by_grbl(sim, grbl):
+    with pytest.raises(LineTooLong):
+        grbl.send("G0X1" + "0" * 80)
+    # spaces do not count, as in GRBL's pre-parser
+    grbl.check_line("G0 " + " X1" * 30)
+    # a raw overlong line reaching the controller is answered with error:11
+    assert clean_line("G0X" + "1" * 90)[1] is True
+    with pytest.raises(GcodeError) as err:
+        parse_jog("G91X10")
+    assert err.value.code == 22
+    assert parse_block("G1X10.5Y-2F3000").values == {"X": 10.5, "Y": -2.0, "F": 3000.0}
+
+
+def test_status_parser_reads_every_field():
+    st = parse_status("<Hold:1|MPos:1.000,2.500,0.000|Bf:14,120|FS:1200,1000|WCO:5.000,6.000,0.000"
+                      "|Ov:100,100,100|A:SF>")
+    assert (st.state, st.substate, st.planner_free, st.rx_free) == ("Hold", 1, 14, 120)
+    assert st.feed == 1200 and st.spindle == 1000 and st.accessories == "SF"
+    with pytest.raises(ValueError):
+        parse_status("<Dancing|MPos:0,0,0>")
+
+
+# ---------------------------------------------------------------- motion and completion
+def test_ok_means_planned_and_sync_means_done(sim, grbl):
+    homed(grbl)
+    grbl.send("G1X300Y200F3000")                   # ~7 s of motion in real time
+    st = grbl.status()
+    assert st.state == "Run" and st.mpos[:2] != (300.0, 200.0)
+    grbl.sync()                                    # G4 P0.01 is answered after the motion
+    st = grbl.status()
+    assert st.state == "Idle" and st.mpos[:2] == (300.0, 200.0)
+    assert sim.machine_position == (300.0, 200.0)
+
+
+def test_wait_idle_by_status_polling(grbl):
+    homed(grbl)
+    grbl.send("G0X500Y400")
+    grbl.send("G0X20Y30")
+    st = grbl.wait_idle(poll_s=0.01)
+    assert st.state == "Idle" and st.mpos[:2] == (20.0, 30.0)
+
+
+def test_motion_takes_the_trapezoid_time_in_simulated_seconds(sim, grbl):
+    from robot.kinematics import AxisLimits, straight_move_time
+    homed(grbl)
+    limits = AxisLimits.from_settings(grbl.settings())
+    t0 = sim.clock()
+    grbl.send("G0X400Y0")
+    grbl.sync()
+    elapsed = sim.clock() - t0
+    bound = straight_move_time((0, 0), (400, 0), limits, None)
+    assert elapsed >= bound * 0.99                 # never faster than the kinematics allow
+
+
+def test_feed_hold_and_resume(grbl):
+    homed(grbl)
+    grbl.send("G1X300F1500")                      # 12 s of motion in real time
+    while grbl.position()[0] < 10:
+        pass
+    grbl.feed_hold()
+    deadline = time.monotonic() + 5
+    while grbl.status().raw.split("|")[0] != "<Hold:0":
+        assert time.monotonic() < deadline
+    x = grbl.position()[0]
+    assert 0 < x < 300
+    time.sleep(0.05)
+    assert grbl.position()[0] == x                 # held: not moving
+    grbl.resume()
+    grbl.sync()
+    assert grbl.position() == (300.0, 0.0)
+
+
+def test_jog_and_jog_cancel(grbl):
+    homed(grbl)
+    grbl.jog(25.0, 10.0, 2000)
+    assert grbl.position() == (25.0, 10.0)
+    grbl.send("$J=G91X300F600")
+    assert grbl.status().state == "Jog"
+    grbl.jog_cancel()
+    st = grbl.wait_idle(poll_s=0.01)
+    assert 25.0 < st.mpos[0] < 325.0               # stopped short of the jog target
+
+
+# ---------------------------------------------------------------- alarms and faults
+def test_soft_limit_alarm_needs_reset_then_unlock(grbl):
+    homed(grbl)
+    with pytest.raises(GrblAlarm) as err:
+        grbl.send("G0X900")                        # beyond the 800 mm travel
+    assert err.value.code == 2 and "soft limit" in str(err.value)
+    assert "[MSG:Reset to continue]" in grbl.messages
+    grbl.soft_reset()
+    assert grbl.status().state == "Alarm"
+    grbl.unlock()
+    grbl.send("G0X10")
+    grbl.sync()
+    assert grbl.position() == (10.0, 0.0)
+
+
+def test_alarm_mid_move_stops_and_switches_the_magnet_off(sim, grbl):
+    homed(grbl)
+    grbl.send("M8")
+    assert sim.world.magnet[2] is True
+    sim.inject("alarm")
+    with pytest.raises(GrblAlarm) as err:
+        grbl.send("G1X400F3000")
+        grbl.sync()
+    assert err.value.code == 1 and "hard limit" in str(err.value)
+    assert sim.world.magnet[2] is False            # GRBL's reset kills coolant = magnet
+    x = sim.machine_position[0]
+    assert 150 < x < 250                           # stopped half way
+    grbl.soft_reset()
+    assert grbl.status().state == "Alarm"
+    grbl.home()
+    assert grbl.status().state == "Idle"
+
+
+def test_disconnect_raises_promptly_and_reconnects(sim, grbl):
+    homed(grbl)
+    sim.inject("disconnect")
+    t0 = time.monotonic()
+    with pytest.raises(GrblDisconnected) as err:
+        grbl.send("G0X50")
+    assert time.monotonic() - t0 < 2.0             # not a response timeout
+    assert "vanished" in str(err.value)
+    assert grbl.make_safe()                        # reports that the port is gone
+    with pytest.raises(GrblDisconnected):
+        grbl.status()
+    grbl.close()
+    port = sim.reconnect()
+    d = GrblDriver(port, banner_timeout=1.0)
+    d.connect()                                    # a power-cycled controller: alarm-locked
+    try:
+        assert d.status().state == "Alarm"
+    finally:
+        d.close()
+
+
+def test_garbled_answer_fails_the_line_and_make_safe_turns_magnet_off(sim, grbl):
+    homed(grbl)
+    grbl.send("M8")
+    sim.inject("garble")
+    with pytest.raises(GrblProtocolError) as err:
+        grbl.send("G0X20")
+    assert "garbled" in str(err.value) and "G0X20" in str(err.value)
+    assert grbl.garbled
+    assert grbl.make_safe() == []
+    assert sim.world.magnet[2] is False
+    assert grbl.status().state in ("Idle", "Alarm")
+
+
+def test_garbled_push_message_is_ignored(grbl):
+    homed(grbl)
+    grbl._dispatch(b"<Idle|MPos:\xff>")             # a corrupted status report from the wire
+    grbl.send("G0X5")                              # the stream carries on
+    assert grbl.garbled
+
+
+def test_wrong_port_and_non_grbl_device_give_clear_errors(tmp_path):
+    with pytest.raises(GrblDisconnected) as err:
+        GrblDriver(str(tmp_path / "nothing")).connect()
+    assert "cannot open gantry port" in str(err.value)
+    master, slave = os.openpty()                   # a silent device
+    try:
+        d = GrblDriver(os.ttyname(slave), banner_timeout=0.3)
+        with pytest.raises(Exception) as err2:
+            d.connect()
+        assert "banner" in str(err2.value)
+        d.close()
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_fault_list_parsing():
+    assert [(f.kind, f.after) for f in parse_faults("miss@2, alarm,garble@5")] == [
+        ("miss", 2), ("alarm", 1), ("garble", 5)]
+    with pytest.raises(ValueError):
+        parse_faults("explode@1")
+    with pytest.raises(ValueError):
+        parse_faults("miss@x")
+
+
+def test_realtime_bytes_are_single_bytes(grbl):
+    with pytest.raises(ValueError):
+        grbl.realtime(b"??")
+    grbl.realtime(RT_SOFT_RESET)
+    with pytest.raises(ValueError):
+        grbl.check_line("G0X1?")                  # '?' inside a line would act at once

@@ -1,0 +1,70 @@
+"""The evaluation's families, geometry and king-route terms on hand-built positions."""
+from __future__ import annotations
+
+import pytest
+
+from engine.board import Board
+from engine.evaluate import (FAMILY_WEIGHTS, FORK_WIN, NEAR_WIN, EvalWeights, evaluate_cells,
+                             king_routes)
+from engine.rules import rules_for
+from engine.search import board_cells, geometry_for
+from engine.types import parse_square
+
+from test_search_tactics import position
+
+
+@pytest.mark.parametrize("variant,options,family", [
+    ("copenhagen", {}, "corner"),
+    ("york", {}, "edge"),
+    ("york", {"corner_escape": "true"}, "corner"),
+    ("tablut", {}, "tablut"),
+    ("tawlbwrdd", {}, "edge"),
+    ("tawlbwrdd", {"corner_escape": "true"}, "corner"),
+])
+def test_each_variant_gets_its_family_weights(variant: str, options: dict, family: str) -> None:
+    geo, weights = geometry_for(rules_for(variant, options))
+    assert geo.family == family
+    assert weights is FAMILY_WEIGHTS[family]
+    assert isinstance(weights, EvalWeights) and weights.as_dict()["attacker"] == 100.0
+
+
+def test_corner_family_targets_include_the_squares_next_to_the_corners() -> None:
+    geo, _ = geometry_for(rules_for("copenhagen"))
+    names = {n for n in ("a1", "b1", "a2", "k10", "j11") if parse_square(n, 11) in geo.targets}
+    assert names == {"a1", "b1", "a2", "k10", "j11"}
+    assert parse_square("c1", 11) not in geo.targets
+    edge, _ = geometry_for(rules_for("tablut"))
+    assert parse_square("e1", 9) not in edge.targets       # a camp square
+    assert parse_square("c1", 9) in edge.targets
+
+
+def test_king_routes_forks_and_freedom() -> None:
+    # Copenhagen: king c3 on an empty corner region: c3-c1 reaches c1 (not a target),
+    # c3-a3 reaches a3 (not a target); from c1 both b1 (next to a1) and ... count forks
+    board = Board.from_otn("copenhagen", position(11, "f8 h9", "j9", "c3"), turn="attackers")
+    geo, _ = geometry_for(board.rules)
+    r1, forks, r2, freedom = king_routes(board_cells(board), parse_square("c3", 11), geo)
+    assert r1 == 0
+    assert forks >= 2          # e.g. c1 sees b1 and k1-side j1; a3 sees a2 and a10...
+    assert freedom == 20       # c3 sees c1-c2, a3-b3, d3-k3, c4-c11
+    assert r2 >= 4
+
+
+def test_static_wins_are_seen_from_both_sides() -> None:
+    board = Board.from_otn("copenhagen", position(11, "c5 d7", "e5", "a5"), turn="defenders")
+    geo, w = geometry_for(board.rules)
+    assert evaluate_cells(board_cells(board), False, geo, w) == NEAR_WIN
+    # attackers to move facing two open lines (a5-a1 and a5-a11): near lost
+    assert evaluate_cells(board_cells(board), True, geo, w) <= -NEAR_WIN // 2
+    # a fork one king move away, defenders to move: FORK_WIN territory
+    fork = Board.from_otn("copenhagen", position(11, "c2 b4 e6 g6", "e5", "c3"), turn="defenders")
+    score = evaluate_cells(board_cells(fork), False, geo, w)
+    assert FORK_WIN // 2 < score < NEAR_WIN
+
+
+def test_material_is_counted_against_the_start() -> None:
+    for v in ("copenhagen", "york", "tablut", "tawlbwrdd"):
+        b = Board(v)
+        geo, w = geometry_for(b.rules)
+        s = evaluate_cells(board_cells(b), True, geo, w)
+        assert abs(s) < 300, (v, s)    # the start is roughly level, not a material offset

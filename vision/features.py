@@ -1,0 +1,139 @@
+"""What each square looks like, as a few numbers that do not depend on the light.
+
+Every measurement is taken relative to the square's own bare wood (the four
+corner patches of the square, which no centred piece reaches): a spotlight,
+a shadow or a colour cast changes the wood and the piece alike, so ratios
+and chroma differences stay put. Pieces have height, so the top of a piece is
+sampled where it appears in the rectified picture: the square's centre pushed
+away from the camera's nadir by h / (Z - h).
+
+Features per square (FEATURE_NAMES):
+  lum        log(top brightness / wood brightness)        dark attacker << 0
+  blue       log(B/R) of the top minus the wood's          ivory > 0, gold < 0
+  green      log(G/R) of the top minus the wood's
+  ring       log(brightness just outside the piece / wood) side wall, shadow
+  edge       gradient strength on the piece's outline / wood brightness
+  gold       a low percentile of the per-pixel `blue` in the top   crown
+  texture    brightness spread inside the top / wood brightness
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.config import PieceConfig
+from calibration.geometry import BoardGeometry
+from vision.rectify import RectifiedFrame
+
+FEATURE_NAMES = ("lum", "blue", "green", "ring", "edge", "gold", "texture")
+
+
+def _disc(radius_px: float) -> np.ndarray:
+    r = int(np.ceil(radius_px))
+    dy, dx = np.mgrid[-r:r + 1, -r:r + 1]
+    keep = dx * dx + dy * dy <= radius_px * radius_px
+    return np.stack([dx[keep], dy[keep]], 1)
+
+
+def _annulus(r0: float, r1: float) -> np.ndarray:
+    r = int(np.ceil(r1))
+    dy, dx = np.mgrid[-r:r + 1, -r:r + 1]
+    d2 = dx * dx + dy * dy
+    keep = (d2 >= r0 * r0) & (d2 <= r1 * r1)
+    return np.stack([dx[keep], dy[keep]], 1)
+
+
+@dataclass
+class SquareFeatures:
+    """Per-square feature matrix and the wood brightness it was measured against."""
+
+    values: np.ndarray        # (squares, len(FEATURE_NAMES))
+    wood_lum: np.ndarray      # (squares,) grey level of the bare wood
+    top_px: np.ndarray        # (squares, 2) rectified pixel where each top was sampled
+
+
+class FeatureExtractor:
+    """Samples the rectified board at fixed windows, all squares at once."""
+
+    def __init__(self, geometry: BoardGeometry, pieces: PieceConfig, frame: RectifiedFrame):
+        self.geometry = geometry
+        self.frame = frame
+        self.height = pieces.height_mm
+        s = frame.ppm
+        r = max(pieces.defender_diameter_mm, pieces.attacker_diameter_mm) / 2
+        self.radius_mm = r
+        self.disc = _disc(0.55 * r * s)
+        self.gold_disc = _disc(0.7 * r * s)
+        self.ring = _annulus(1.3 * r * s, 1.65 * r * s)
+        ang = np.linspace(0, 2 * np.pi, 32, endpoint=False)
+        self.circle = np.stack([np.cos(ang), np.sin(ang)], 1) * r * s
+        d = geometry.pitch / 2 - max(4.0, 0.15 * geometry.pitch)
+        patch = _disc(max(1.5, 2.5 * s))
+        corners = np.array([[d, d], [d, -d], [-d, d], [-d, -d]]) * s
+        self.corner_offsets = np.concatenate([patch + np.round(c).astype(int) for c in corners])
+        self.patch_len = len(patch)
+        n = geometry.size
+        self.centres_mm = np.array([geometry.square_center(sq) for sq in range(n * n)], np.float64)
+        self.centres_px = frame.to_px(self.centres_mm)
+
+    def top_centres(self, camera_center: np.ndarray | None) -> np.ndarray:
+        """Rectified pixel of each square's piece top (base centre raised by the piece height)."""
+        if camera_center is None or camera_center[2] <= self.height * 2:
+            return self.centres_px
+        c = np.asarray(camera_center, np.float64)
+        k = self.height / (c[2] - self.height)
+        top_mm = self.centres_mm + (self.centres_mm - c[None, :2]) * k
+        return self.frame.to_px(top_mm)
+
+    def _gather(self, img: np.ndarray, centres: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        n = img.shape[0]
+        c = np.round(centres).astype(np.int32)
+        cols = np.clip(c[:, None, 0] + offsets[None, :, 0], 0, n - 1)
+        rows = np.clip(c[:, None, 1] + offsets[None, :, 1], 0, n - 1)
+        return img[rows, cols]
+
+    def extract(self, rect_bgr: np.ndarray, camera_center: np.ndarray | None) -> SquareFeatures:
+        img = rect_bgr.astype(np.float32) + 1.0
+        gray = cv2.cvtColor(rect_bgr, cv2.COLOR_BGR2GRAY).astype(np.float32) + 1.0
+        gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
+        gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
+        grad = cv2.magnitude(gx, gy)
+        tops = self.top_centres(camera_center)
+        lum_w = np.array([0.114, 0.587, 0.299], np.float32)
+
+        corner = self._gather(img, self.centres_px, self.corner_offsets)          # (S, 4*P, 3)
+        S = corner.shape[0]
+        patch_means = corner.reshape(S, 4, self.patch_len, 3).mean(2)           # (S, 4, 3)
+        patch_lum = patch_means @ lum_w
+        order = np.argsort(patch_lum, 1)
+        mid = np.take_along_axis(patch_means, order[:, 1:3, None], 1).mean(1)    # median of 4 patches
+        ref_lum = mid @ lum_w
+
+        disc = self._gather(img, tops, self.disc)                                 # (S, D, 3)
+        top = np.median(disc, 1)
+        top_lum = top @ lum_w
+        disc_lum = disc @ lum_w
+        ring_lum = np.median(self._gather(gray, tops, self.ring), 1)
+        edge_pts = np.concatenate([tops[:, None, :] + self.circle[None], self.centres_px[:, None, :] + self.circle[None]], 1)
+        n = grad.shape[0]
+        ec = np.clip(np.round(edge_pts).astype(np.int32), 0, n - 1)
+        edge = grad[ec[..., 1], ec[..., 0]].mean(1)
+
+        gdisc = self._gather(img, tops, self.gold_disc)
+        pix_blue = np.log(gdisc[..., 0]) - np.log(gdisc[..., 2])
+        ref_blue = np.log(mid[:, 0]) - np.log(mid[:, 2])
+        ref_green = np.log(mid[:, 1]) - np.log(mid[:, 2])
+        gold = np.percentile(pix_blue, 15, axis=1) - ref_blue
+
+        values = np.stack([
+            np.log(top_lum / ref_lum),
+            np.log(top[:, 0] / top[:, 2]) - ref_blue,
+            np.log(top[:, 1] / top[:, 2]) - ref_green,
+            np.log(ring_lum / ref_lum),
+            edge / ref_lum,
+            gold,
+            disc_lum.std(1) / ref_lum,
+        ], 1).astype(np.float64)
+        return SquareFeatures(values=values, wood_lum=ref_lum - 1.0, top_px=tops)

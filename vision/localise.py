@@ -1,0 +1,176 @@
+"""Where the board is in a frame: the four ArUco markers, a homography, the camera's position.
+
+Every frame is located afresh from the markers (the camera or the table may
+be bumped at any time). All 16 marker corners feed one homography from board
+millimetres to image pixels. The camera's centre in board millimetres is
+recovered too, because pieces have height: the top of a piece seen under
+tilt sits off its square's centre in the rectified picture, and the
+classifier samples where the top really appears.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.config import CameraConfig, MarkerConfig
+from calibration.geometry import BoardGeometry
+
+# Used only when the camera is not calibrated and the view is too straight for
+# the focal length to follow from the homography: the middle of the 600-800 mm
+# range docs/hardware.md gives for the camera's height. It only scales the small
+# correction for the pieces' height.
+FALLBACK_DISTANCE_MM = 700.0
+
+
+class NotReadable(Exception):
+    """The board cannot be read in this frame; the message says why, for the visitor and the log."""
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """One frame's board pose."""
+
+    H: np.ndarray                 # undistorted image pixels from board mm (z = 0)
+    camera_center: np.ndarray     # board mm; z is the height above the board
+    marker_corners: dict[int, np.ndarray]
+    reprojection_px: float        # RMS of the 16 corners through H
+
+
+class BoardLocaliser:
+    """Finds the markers and the board's pose in a frame."""
+
+    def __init__(self, geometry: BoardGeometry, markers: MarkerConfig, camera: CameraConfig):
+        self.geometry = geometry
+        self.markers = markers
+        dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, markers.dictionary))
+        params = cv2.aruco.DetectorParameters()
+        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        params.adaptiveThreshWinSizeMin = 5
+        params.adaptiveThreshWinSizeMax = 25
+        params.adaptiveThreshWinSizeStep = 10
+        self.detector = cv2.aruco.ArucoDetector(dictionary, params)
+        self.K = np.array(camera.camera_matrix, np.float64) if camera.camera_matrix else None
+        self.dist = np.array(camera.distortion, np.float64) if camera.distortion else None
+        self.board_points = {mid: np.array(geometry.marker_corners(i), np.float64)
+                             for i, mid in enumerate(markers.ids)}
+
+    @property
+    def calibrated(self) -> bool:
+        return self.K is not None
+
+    def detect(self, gray: np.ndarray) -> dict[int, np.ndarray]:
+        """Marker id -> its 4 corners (pixels, ArUco order) for the board's ids."""
+        corners, ids, _ = self.detector.detectMarkers(gray)
+        found: dict[int, np.ndarray] = {}
+        if ids is None:
+            return found
+        for c, i in zip(corners, ids.ravel()):
+            i = int(i)
+            if i in self.board_points and i not in found:
+                found[i] = c.reshape(4, 2).astype(np.float64)
+        return found
+
+    def _search_missing(self, gray: np.ndarray, found: dict[int, np.ndarray]) -> None:
+        """Look again, magnified, where the markers already found say a missing one must be.
+
+        Small, blurred or dim markers (far corner under tilt, heavy JPEG) are
+        often lost by the whole-frame pass but found in a 2x crop.
+        """
+        if len(found) < 2:
+            return
+        src = np.vstack([self.board_points[i] for i in found])
+        dst = np.vstack([found[i] for i in found])
+        H, _ = cv2.findHomography(src, dst, 0)
+        if H is None:
+            return
+        h, w = gray.shape[:2]
+        for mid in self.markers.ids:
+            if mid in found:
+                continue
+            quad = cv2.perspectiveTransform(self.board_points[mid].reshape(-1, 1, 2), H).reshape(-1, 2)
+            side = max(np.ptp(quad[:, 0]), np.ptp(quad[:, 1]))
+            x0, y0 = (quad.min(0) - side).astype(int)
+            x1, y1 = (quad.max(0) + side).astype(int)
+            x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+            if x1 - x0 < 8 or y1 - y0 < 8:
+                continue
+            crop = cv2.resize(gray[y0:y1, x0:x1], None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+            more = self.detect(crop)
+            if mid in more:
+                found[mid] = more[mid] / 2 + np.array([x0, y0], np.float64)
+
+    def locate(self, gray: np.ndarray) -> BoardView:
+        found = self.detect(gray)
+        if len(found) < len(self.markers.ids):
+            self._search_missing(gray, found)
+        missing = [i for i in self.markers.ids if i not in found]
+        if missing:
+            raise NotReadable("markers not found: " + ", ".join(str(i) for i in missing))
+        img = np.vstack([found[i] for i in self.markers.ids])
+        if self.calibrated:
+            img = cv2.undistortPoints(img.reshape(-1, 1, 2), self.K, self.dist, P=self.K).reshape(-1, 2)
+        board = np.vstack([self.board_points[i] for i in self.markers.ids])
+        H, _ = cv2.findHomography(board, img, 0)
+        if H is None or not np.isfinite(H).all():
+            raise NotReadable("markers not found: board geometry is inconsistent")
+        proj = cv2.perspectiveTransform(board.reshape(-1, 1, 2), H).reshape(-1, 2)
+        rms = float(np.sqrt(((proj - img) ** 2).sum(1).mean()))
+        if rms > 6.0:
+            raise NotReadable("markers not found: the four markers do not lie on one board")
+        center = self.camera_center(H, gray.shape[1], gray.shape[0])
+        return BoardView(H=H, camera_center=center, marker_corners=found, reprojection_px=rms)
+
+    def camera_center(self, H: np.ndarray, width: int, height: int) -> np.ndarray:
+        """The camera's centre in board mm, from H and the intrinsics (calibrated or estimated)."""
+        K = self.K if self.calibrated else self._estimate_K(H, width, height)
+        Kinv = np.linalg.inv(K)
+        M = Kinv @ H
+        scale = 2.0 / (np.linalg.norm(M[:, 0]) + np.linalg.norm(M[:, 1]))
+        r1, r2, t = M[:, 0] * scale, M[:, 1] * scale, M[:, 2] * scale
+        if t[2] < 0:
+            r1, r2, t = -r1, -r2, -t
+        r3 = np.cross(r1, r2)
+        U, _, Vt = np.linalg.svd(np.column_stack([r1, r2, r3]))
+        R = U @ Vt
+        center = -R.T @ t
+        if center[2] < 0:
+            center[2] = -center[2]
+        return center
+
+    def _estimate_K(self, H: np.ndarray, width: int, height: int) -> np.ndarray:
+        """Focal length from the homography (square pixels, principal point at the centre).
+
+        Two constraints (r1 . r2 = 0, |r1| = |r2|) give 1/f^2 by least squares;
+        a nearly straight-down view leaves f undetermined, so then the focal
+        length that puts the camera at FALLBACK_DISTANCE_MM is used instead.
+        """
+        cx, cy = width / 2, height / 2
+        T = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]], np.float64)
+        G = T @ H
+        G = G / np.linalg.norm(G[:, :2])
+        h1, h2 = G[:, 0], G[:, 1]
+        a = np.array([h1[0] * h2[0] + h1[1] * h2[1], h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2])
+        b = np.array([-h1[2] * h2[2], h2[2] ** 2 - h1[2] ** 2])
+        f = None
+        denom = float(b @ b)
+        if denom > 0:
+            inv_f2 = float(a @ b) / denom    # solve a * f2... rewritten below
+            # a_i / f^2 = b_i  =>  1/f^2 = (b . a) / (a . a); use the form with the better conditioning
+            aa = float(a @ a)
+            if aa > 0:
+                w = float(a @ b) / aa
+                if w > 0:
+                    f_est = 1.0 / math.sqrt(w)
+                    # trust it only when the view is tilted enough that b carries signal
+                    tilt_signal = math.sqrt(denom) * f_est
+                    if 0.3 * width < f_est < 5 * width and tilt_signal > 0.08:
+                        f = f_est
+            del inv_f2
+        if f is None:
+            # straight down: image scale (px per mm) = f / distance
+            px_per_mm = math.sqrt(abs(np.linalg.det(G[:2, :2]))) / abs(G[2, 2]) if G[2, 2] else 1.0
+            f = px_per_mm * FALLBACK_DISTANCE_MM
+        return np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]], np.float64)
