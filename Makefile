@@ -28,3 +28,10 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
+
+# Museum installation (see docs/install.md); DESTDIR installs into a test root.
+install:
+	bash systemd/install.sh $(if $(DESTDIR),--root "$(DESTDIR)") $(INSTALL_FLAGS)
+
+uninstall:
+	bash systemd/uninstall.sh $(if $(DESTDIR),--root "$(DESTDIR)") $(UNINSTALL_FLAGS)

@@ -10,8 +10,6 @@ Squares are ints `rank * size + file` (a1 = 0). Piece codes inside: 0 empty,
 """
 from __future__ import annotations
 
-from typing import Iterable
-
 from . import otn as _otn
 from .rules import Rules, rules_for
 from .tables import ZOBRIST, ZOBRIST_SIDE, Tables, tables_for
@@ -82,6 +80,7 @@ class Board:
         self._rep: dict[int, int] = {h: 1}
         self._twice = 0
         self._stack: list[tuple] = []
+        self._witness = 0       # encirclement hint: a defender's path to the edge (see _is_encircled)
         self._end: Outcome | None = self._static_end()
 
     def _static_end(self) -> Outcome | None:
@@ -167,7 +166,18 @@ class Board:
         b._twice = self._twice
         b._stack = list(self._stack)
         b._end = self._end
+        b._witness = self._witness
         return b
+
+    def __getstate__(self) -> dict:
+        """Pickles without the lookup tables (they are rebuilt from the rules, and are big)."""
+        state = dict(self.__dict__)
+        del state["_t"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._t = tables_for(self.rules)
 
     def __repr__(self) -> str:
         return f"Board({self.variant!r}, position={self.position_otn()!r}, turn={self.turn.value!r})"
@@ -556,13 +566,50 @@ class Board:
             region = grown
 
     def _is_encircled(self) -> bool:
-        """Copenhagen / York rule 9: no defender (king included) can reach the edge."""
+        """Copenhagen / York rule 9: no defender (king included) can reach the edge.
+
+        Checked after every attackers' move, so it must be cheap: the last
+        path found from a defender to the edge is kept as a witness, and while
+        no attacker stands on it and a defender still does, the answer is
+        "no" without a flood fill. The witness is only a hint (not undone by
+        pop); it is re-validated every time.
+        """
         t = self._t
         dfd = self._bb[2]
         if not dfd or dfd & t.edge_mask:
             return False
-        region = self._flood(dfd, t.full & ~self._bb[1], t.edge_mask)
-        return not region & t.edge_mask
+        att = self._bb[1]
+        w = self._witness
+        if w and not w & att and w & dfd:
+            return False
+        open_ = t.full & ~att
+        n = t.n
+        na, nl = t.not_file_a, t.not_file_last
+        layers = [dfd]
+        region = dfd
+        while True:
+            grown = (region | ((region << 1) & na) | ((region >> 1) & nl)
+                     | (region << n) | (region >> n)) & open_
+            hit = grown & t.edge_mask
+            if hit:
+                low = hit & -hit
+                cur = low.bit_length() - 1
+                path = low
+                nbmask = t.nbmask
+                bit = t.bit
+                for layer in reversed(layers):
+                    if bit[cur] & layer:
+                        continue
+                    cand = nbmask[cur] & layer
+                    low = cand & -cand
+                    cur = low.bit_length() - 1
+                    path |= low
+                self._witness = path
+                return False
+            if grown == region:
+                return True
+            layers.append(grown)
+            region = grown
 
     def _is_edge_fort(self) -> bool:
         """Copenhagen edge fort: king on the edge, able to move, walled in by uncapturable defenders."""
@@ -771,9 +818,3 @@ def _perft(board: Board, depth: int) -> int:
         pop()
     return total
 
-
-def iter_squares(mask: int) -> Iterable[int]:
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low

@@ -154,7 +154,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="tafl-engine", description="Tafl rules engine: variants, moves, perft, replay.")
+    parser = _Parser(prog="tafl-engine", description="The tafl engine: rules, notation, perft, replays and (bestmove, otep) the search.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("variants", help="list the variant names")

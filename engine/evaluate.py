@@ -31,6 +31,9 @@ The terms:
 - danger: enemies and hostile squares next to the king; three is a crisis.
 - blocking: attackers on the squares that guard the corners (corner family),
   or attackers on the edge lines the king must cross (edge family).
+- encirclement: edge squares the defenders can still reach through squares
+  free of attackers; the attackers' ring (and Copenhagen's and York's
+  encirclement win) is this number going to zero.
 - mobility proxy: attackers' and defenders' pieces next to free lines are not
   counted one by one (too slow in Python); the king-freedom and route terms
   carry the mobility that decides games.
@@ -68,6 +71,7 @@ class EvalWeights:
     corner_adjacent: float   # per attacker right next to a corner (exposed, blocks poorly)
     edge_line: float         # per attacker on an edge square (edge family: blocks exits)
     defender_near_king: float  # value to the defenders of each defender next to the king (shelter > 0, crowding < 0)
+    reach: float = 0.0       # value to the defenders of each edge square their men can still reach
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -81,7 +85,7 @@ CORNER_WEIGHTS = EvalWeights(
     king_freedom=6.0,
     danger=(0.0, 15.0, 50.0, 260.0, 0.0),
     guard=35.0, corner_adjacent=-10.0, edge_line=0.0,
-    defender_near_king=6.0,
+    defender_near_king=6.0, reach=5.0,
 )
 
 #: Edge escape on 11x11 (York, Throw Board): the king threatens on every line,
@@ -92,7 +96,7 @@ EDGE_WEIGHTS = EvalWeights(
     king_freedom=8.0,
     danger=(0.0, 20.0, 60.0, 280.0, 0.0),
     guard=0.0, corner_adjacent=0.0, edge_line=12.0,
-    defender_near_king=0.0,
+    defender_near_king=0.0, reach=8.0,
 )
 
 #: Tablut 9x9: edge escape past the camps, small board, 16 vs 8.
@@ -102,7 +106,7 @@ TABLUT_WEIGHTS = EvalWeights(
     king_freedom=8.0,
     danger=(0.0, 25.0, 80.0, 300.0, 0.0),
     guard=0.0, corner_adjacent=0.0, edge_line=10.0,
-    defender_near_king=0.0,
+    defender_near_king=0.0, reach=8.0,
 )
 
 FAMILY_WEIGHTS: dict[str, EvalWeights] = {
@@ -265,9 +269,15 @@ def king_route_squares(cells: Sequence[int], king: int, geo: Geometry) -> list[i
 
 
 def evaluate_cells(
-    cells: Sequence[int], attackers_to_move: bool, geo: Geometry, w: EvalWeights
+    cells: Sequence[int], attackers_to_move: bool, geo: Geometry, w: EvalWeights,
+    reach: int | None = None,
 ) -> int:
-    """Score (side to move's point of view) of the mailbox ``cells``."""
+    """Score (side to move's point of view) of the mailbox ``cells``.
+
+    ``reach``: edge squares the defenders' men can still reach through squares
+    free of attackers (the encirclement measure; the search computes it with
+    the board's bitboards, None leaves the term out).
+    """
     n_att = 0
     n_def = 0
     king = -1
@@ -320,5 +330,7 @@ def evaluate_cells(
     score += w.danger[hostile]
     score -= near_def * w.defender_near_king
     score += guard * w.guard + adj * w.corner_adjacent + edge * w.edge_line
+    if reach is not None:
+        score -= reach * w.reach
     s = int(score)
     return s if attackers_to_move else -s

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from .board import Board
 from .otn import format_move, parse_move_text
-from .types import Outcome, Side, square_name
+from .types import Outcome, Side
 
 _SKIP = re.compile(r"^(\d+\.+|\d+-\d+|1/2-1/2|\*)$")
 # Words a record may end with instead of a move: the side to move lost on time / gave up.
@@ -142,4 +142,4 @@ def summary_lines(result: ReplayResult) -> list[str]:
     return lines
 
 
-__all__ = ["replay", "tokenize", "ReplayError", "ReplayResult", "summary_lines", "square_name"]
+__all__ = ["replay", "tokenize", "ReplayError", "ReplayResult", "summary_lines"]

@@ -8,7 +8,7 @@ rule differ in a field, and a test can flip that field.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 from .otn import build_position

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from .evaluate import (
-    ATT, DEF, EMPTY, KING, FAMILY_WEIGHTS, NEAR_WIN, WIN, WIN_BOUND, EvalWeights, Geometry,
+    ATT, DEF, EMPTY, KING, FAMILY_WEIGHTS, WIN, WIN_BOUND, EvalWeights, Geometry,
     evaluate_cells, king_route_squares, make_geometry,
 )
 from .levels import Level, get_level
@@ -121,7 +121,7 @@ class SearchResult:
     depth: int                     # deepest finished iteration
     nodes: int
     elapsed_s: float
-    stopped_by: str                # depth | time | nodes | only_move | win_in_one | no_moves
+    stopped_by: str                # depth | time | nodes | mate | only_move | win_in_one | no_moves
     pv: list[str] = field(default_factory=list)
     budget_s: float = 0.0
     guard_rejected: int = 0        # root moves the blunder guard refused
@@ -193,8 +193,10 @@ class Searcher:
         self.history: list[list[int]] = [[0] * (self.n2 * self.n2), [0] * (self.n2 * self.n2)]
         self.path: list[int] = []
         # null moves flip the side to move in the board's own state (it has no pass)
-        self.null_ok = hasattr(board, "_turn") and hasattr(board, "_hash")
+        self.null_ok = all(hasattr(board, a) for a in ("_turn", "_hash", "ply"))
         self._null_child = -1
+        self.has_bitboards = all(hasattr(board, a) for a in ("_t", "_bb", "_flood"))
+        self.reach_base = _start_reach(board) if self.has_bitboards else 0
 
     def _null_flip(self) -> None:
         """Pass: the other side moves in the same position (hash keeps the side bit right)."""
@@ -393,6 +395,13 @@ class Searcher:
                     break
         return None
 
+    def _reach(self) -> int | None:
+        """Edge squares the defenders reach through attacker-free squares (bitboard flood)."""
+        b = self.board
+        t = b._t
+        region = b._flood(b._bb[2], t.full & ~b._bb[1])
+        return (region & t.edge_mask).bit_count()
+
     def _leaf(self, ply: int) -> int:
         cells = self.cells()
         att = _side_is_attackers(self.board.turn)
@@ -400,7 +409,8 @@ class Searcher:
             cap = self._king_capture_in_one(cells, ply)
             if cap is not None:
                 return cap
-        return evaluate_cells(cells, att, self.geo, self.weights)
+        reach = self._reach() - self.reach_base if self.has_bitboards else None
+        return evaluate_cells(cells, att, self.geo, self.weights, reach)
 
     # ----------------------------------------------------------------- the tree
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
@@ -443,14 +453,21 @@ class Searcher:
                 and -WIN_BOUND < beta < WIN_BOUND):
             att_now = _side_is_attackers(b.turn)
             if evaluate_cells(cells, att_now, self.geo, self.weights) >= beta:
-                self._null_flip()
+                base = b.ply
                 saved = self._null_child
+                self._null_flip()
                 self._null_child = ply + 1
                 try:
                     score = -self._negamax(depth - 1 - NULL_R, -beta, -beta + 1, ply + 1)
-                finally:
-                    self._null_child = saved
+                except BaseException:
+                    # interrupted: take back the moves above the pass first, then the pass
+                    while b.ply > base:
+                        self.pop()
                     self._null_flip()
+                    self._null_child = saved
+                    raise
+                self._null_flip()
+                self._null_child = saved
                 if score >= beta:
                     return beta
         moves = self.gen()
@@ -714,6 +731,20 @@ class Searcher:
             for _ in range(pushed):
                 self.pop()
         return out
+
+
+_START_REACH: dict[Any, int] = {}
+
+
+def _start_reach(board: Any) -> int:
+    """The encirclement measure at the variant's start (so the start scores ~0)."""
+    rules = board.rules
+    if rules not in _START_REACH:
+        start = type(board)(rules.variant, rules.options_dict)
+        t = start._t
+        region = start._flood(start._bb[2], t.full & ~start._bb[1])
+        _START_REACH[rules] = (region & t.edge_mask).bit_count()
+    return _START_REACH[rules]
 
 
 def _first(pair: tuple[int, Any]) -> int:

@@ -102,6 +102,7 @@ class Tables:
         edge = [sq // n in (0, n - 1) or sq % n in (0, n - 1) for sq in range(n2)]
         self.is_edge = edge
         self.bit = [1 << s for s in range(n2)]
+        self.nbmask = [sum(1 << p for p in self.neighbours[s]) for s in range(n2)]
         self.full = (1 << n2) - 1
         self.edge_mask = sum(1 << s for s in range(n2) if edge[s])
         self.not_file_a = sum(1 << s for s in range(n2) if s % n != 0)

@@ -7,10 +7,10 @@ kiosk is switched off here:
 
 - SDL hints, set in the environment before pygame opens the display: keep the
   window up and fullscreen when focus moves, grab the keyboard so Alt+Tab and
-  the like reach the kiosk instead of a desktop, no Alt+F4 close, no quit when
-  a window closes, and on kmsdrm insist on being the screen's DRM master (so
-  a desktop left running is a clear start-up error, not a kiosk hidden
-  behind it).
+  the like reach the kiosk instead of a desktop, no quit when a window
+  closes, no screen saver, and on kmsdrm insist on being the screen's DRM
+  master (so a desktop left running is a clear start-up error, not a kiosk
+  hidden behind it). Only hints that SDL's Linux build reads are set.
 - SDL's own SIGINT/SIGTERM handlers are off: they turn a signal into a QUIT
   event, and QUIT events are ignored here. SIGTERM (systemctl stop) instead
   raises SystemExit in the main thread, so every `finally` runs and the
@@ -23,8 +23,20 @@ kiosk is switched off here:
 The system part (a user with no rights, read-only file system, only the
 needed devices, no Ctrl+Alt+Del, no SysRq) is in systemd/tafl-kiosk.service
 and systemd/install.sh. A kernel VT switch with Ctrl+Alt+F<n> from a plugged-in
-keyboard is not something a process can block; docs/install.md says how the
-console is kept empty behind the kiosk.
+keyboard is not something a process can block; docs/install.md (section 13)
+says what it means and how to get back.
+
+Wiring, in the kiosk's start-up and main loop::
+
+    policy = LockdownPolicy(enabled=fullscreen)
+    lockdown.apply_sdl_hints(policy=policy)        # before pygame.display.init()
+    lockdown.install_signal_handlers()             # main thread
+    screen = pygame.display.set_mode(size, pygame.FULLSCREEN)
+    lockdown.lock_window(pygame, policy)
+    while True:
+        for event in lockdown.filter_events(pygame, pygame.event.get(), policy):
+            ...
+    # staff mode's "exit to the system":  sys.exit(lockdown.STAFF_EXIT_STATUS)
 """
 from __future__ import annotations
 
@@ -42,8 +54,6 @@ STAFF_EXIT_STATUS = 100
 SDL_LOCKDOWN_HINTS: dict[str, str] = {
     "SDL_VIDEO_MINIMIZE_ON_FOCUS_LOSS": "0",   # stay fullscreen when focus moves
     "SDL_GRAB_KEYBOARD": "1",                  # a grab takes the keyboard too (Alt+Tab, Super)
-    "SDL_ALLOW_ALT_TAB_WHILE_GRABBED": "0",
-    "SDL_WINDOWS_NO_CLOSE_ON_ALT_F4": "1",
     "SDL_QUIT_ON_LAST_WINDOW_CLOSE": "0",
     "SDL_NO_SIGNAL_HANDLERS": "1",             # SIGTERM is ours (see install_signal_handlers)
     "SDL_VIDEO_ALLOW_SCREENSAVER": "0",        # the screen never blanks during a game
@@ -74,7 +84,6 @@ def apply_sdl_hints(environ: MutableMapping[str, str] | None = None,
     hints = dict(SDL_LOCKDOWN_HINTS)
     if not policy.grab_input:
         hints.pop("SDL_GRAB_KEYBOARD")
-        hints.pop("SDL_ALLOW_ALT_TAB_WHILE_GRABBED")
     env.update(hints)
     return hints
 

@@ -272,14 +272,21 @@ say "installed $UNIT, $RULES, $SYSCTL"
 if [ -n "$DESKTOP_USER" ]; then
     USER_UNIT_DIR=$DESKTOP_HOME/.config/systemd/user
     AUTOSTART_DIR=$DESKTOP_HOME/.config/autostart
-    install -d -m 0755 "$ROOT$USER_UNIT_DIR" "$ROOT$AUTOSTART_DIR"
+    # Directories in the user's home belong to the user: a root-owned
+    # ~/.config would break their desktop.
+    OWNER=()
+    [ "$LIVE" = 0 ] || OWNER=(-o "$DESKTOP_USER" -g "$(id -gn "$DESKTOP_USER")")
+    for dir in .config .config/systemd .config/systemd/user .config/autostart; do
+        [ -d "$ROOT$DESKTOP_HOME/$dir" ] || install -d -m 0755 "${OWNER[@]}" "$ROOT$DESKTOP_HOME/$dir"
+    done
     install -m 0644 "$SRC/systemd/$NAME-session.service" "$ROOT$USER_UNIT_DIR/$NAME-session.service"
     install -m 0644 "$SRC/systemd/$NAME-session.desktop" "$ROOT$AUTOSTART_DIR/$NAME.desktop"
     printf '%s\n' "$DESKTOP_USER" > "$ROOT$BOOKKEEPING/desktop-user"
     rm -f "$ROOT$WANTS"
     if [ "$LIVE" = 1 ]; then
         usermod --append --groups video,render,input,dialout,"$USER_NAME" "$DESKTOP_USER"
-        chown "$DESKTOP_USER": "$USER_UNIT_DIR/$NAME-session.service" "$AUTOSTART_DIR/$NAME.desktop"
+        chown "$DESKTOP_USER":"$(id -gn "$DESKTOP_USER")" "$USER_UNIT_DIR/$NAME-session.service" \
+            "$AUTOSTART_DIR/$NAME.desktop"
         chown "$DESKTOP_USER":"$USER_NAME" "$STATE" "$LOGS"
         systemctl disable --now "$NAME.service" 2>/dev/null || true
         systemctl daemon-reload

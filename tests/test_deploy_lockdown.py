@@ -117,3 +117,15 @@ def test_the_staff_exit_status_is_the_units() -> None:
     text = open(unit).read()
     assert f"RestartPreventExitStatus={lockdown.STAFF_EXIT_STATUS}" in text
     assert f"SuccessExitStatus={lockdown.STAFF_EXIT_STATUS}" in text
+
+
+def test_every_hint_is_one_the_bundled_sdl_reads() -> None:
+    """A misspelt or platform-foreign hint would silently do nothing: look for each name in SDL itself."""
+    from pathlib import Path
+
+    libs = sorted((Path(pygame.__file__).resolve().parent.parent / "pygame_ce.libs").glob("libSDL2-2*.so*"))
+    if not libs:
+        pytest.skip("this pygame uses the system's SDL, not a bundled copy to inspect")
+    data = libs[0].read_bytes()
+    for hint in lockdown.SDL_LOCKDOWN_HINTS:
+        assert b"\0" + hint.encode() + b"\0" in data, f"{hint} is not a hint of {libs[0].name}"

@@ -254,3 +254,14 @@ def test_illegal_moves_are_refused_with_a_reason(text: str) -> None:
     b = Board(V)
     with pytest.raises(ValueError, match="illegal move"):
         b.parse_move(text)
+
+
+def test_encirclement_found_after_a_remembered_escape_path_is_blocked() -> None:
+    # A corridor up the f file: the first check remembers the path to f11.
+    walls = "f5 e6 g6 e7 g7 e8 g8 e9 g9 e10 g10 d11 a3"
+    b = pos(t=walls, T="f7", K="f6")
+    play(b, "a3-a4")
+    assert b.outcome() is None
+    play(b, "f7-f8")
+    play(b, "d11-f11")
+    assert b.outcome() == Outcome(Side.ATTACKERS, "encirclement")

@@ -170,3 +170,18 @@ def test_rule_13_repetition_without_a_threat_stays_legal() -> None:
     for text in ["b8-b9", "a2-a3", "b9-b8", "a3-a2"] * 2:
         play(b, text)
     assert legal(b, "b8-b9")
+
+
+def test_rule_7_moved_in_pawn_is_taken_by_moving_a_flanker_away_and_back() -> None:
+    b = pos(t="b3 d3 h8", T="c7", K="g7", turn="defenders")
+    assert play(b, "c7-c3") == []
+    assert play(b, "d3-d4") == []
+    play(b, "g7-g6")
+    assert play(b, "d4-d3") == ["c3"]
+
+
+def test_question_6_king_stepping_between_muscovites_is_not_captured() -> None:
+    b = pos(t="c2 c4 b3 h8", K="g3", T="d7", turn="defenders")
+    play(b, "g3-c3")
+    assert b.outcome() is None and b.king_square == parse_square("c3", 9)
+    assert [m.otn(9) for m in b.king_capture_threats()] == []
