@@ -21,7 +21,7 @@ import multiprocessing as mp
 import random
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -45,7 +45,8 @@ class GameResult:
 
 def play_game(args: tuple) -> GameResult:
     (index, variant, options, level_a, level_b, time_a, time_b, max_plies,
-     random_plies, seed, a_attacks) = args
+     random_plies, seed, a_attacks) = args[:11]
+    nodes_a, nodes_b = (args[11], args[12]) if len(args) > 12 else (None, None)
     board = Board(variant, options=options)
     rng = random.Random(seed)
     for _ in range(random_plies):
@@ -55,6 +56,10 @@ def play_game(args: tuple) -> GameResult:
         board.push(sorted(moves, key=board.move_to_otn)[rng.randrange(len(moves))])
     la = get_level(level_a).with_time(time_a)
     lb = get_level(level_b).with_time(time_b)
+    if nodes_a:
+        la = replace(la, max_nodes=nodes_a)
+    if nodes_b:
+        lb = replace(lb, max_nodes=nodes_b)
     spent = {True: 0.0, False: 0.0}
     ply = 0
     while board.outcome() is None and ply < max_plies:
@@ -104,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games", type=int, default=4, help="games, rounded up to an even number")
     p.add_argument("--time-a", type=float, default=None, help="seconds per move for A (default: its level)")
     p.add_argument("--time-b", type=float, default=None, help="seconds per move for B (default: its level)")
+    p.add_argument("--nodes-a", type=int, default=None,
+                   help="node budget per move for A (a load-independent strength; use a large --time-a)")
+    p.add_argument("--nodes-b", type=int, default=None, help="node budget per move for B")
     p.add_argument("--max-plies", type=int, default=200)
     p.add_argument("--random-plies", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
@@ -123,9 +131,11 @@ def main(argv: list[str] | None = None) -> int:
         seed = args.seed * 7919 + i * 104729
         for a_attacks in (True, False):
             tasks.append((len(tasks), args.variant, options, args.a, args.b, args.time_a, args.time_b,
-                          args.max_plies, args.random_plies, seed, a_attacks))
-    print(f"{args.variant} {options or ''}: {args.a} (A, {args.time_a or get_level(args.a).time_s}s) vs "
-          f"{args.b} (B, {args.time_b or get_level(args.b).time_s}s), {len(tasks)} games, "
+                          args.max_plies, args.random_plies, seed, a_attacks, args.nodes_a, args.nodes_b))
+    print(f"{args.variant} {options or ''}: {args.a} (A, {args.time_a or get_level(args.a).time_s}s"
+          f"{f', {args.nodes_a} nodes' if args.nodes_a else ''}) vs "
+          f"{args.b} (B, {args.time_b or get_level(args.b).time_s}s"
+          f"{f', {args.nodes_b} nodes' if args.nodes_b else ''}), {len(tasks)} games, "
           f"max {args.max_plies} plies, {args.random_plies} random opening plies", flush=True)
     t0 = time.perf_counter()
     results: list[GameResult] = []

@@ -9,11 +9,13 @@ intersections (where pieces standing on square centres never reach), find the
 dark line's centre, and the offset is the homography's error there, in mm.
 
 The line offsets are noisy (JPEG, glare, a shadow across a line), while the
-error of a homography fitted to misplaced markers is smooth: it is itself a
-homography of the board plane. So the offsets are fitted, robustly, with a
-near-identity homography G of the board (measured line = G(nominal line)),
-and the error at a square centre is |G(c) - c|; the scatter of the offsets
-about G is reported as the measurement's own noise.
+error field is smooth: a homography fitted to misplaced markers is off by a
+projective map of the board plane, an uncorrected lens by a radial one; a
+cubic polynomial in x and y follows both to a small fraction of a millimetre
+over the board. So the x offsets (vertical lines) and the y offsets
+(horizontal lines) are each fitted robustly with one, the error at a square
+centre is the length of the fitted (x, y) error there, and the scatter of the
+offsets about the fit is reported as the measurement's own noise.
 """
 from __future__ import annotations
 
@@ -61,61 +63,71 @@ class GridMeasurement:
                     out[r * n + f] = float(np.hypot(ex, ey))
         return out
 
-    def correction(self, pitch: float) -> tuple[np.ndarray, float, int] | None:
-        """Robust fit of the board homography G with measured = G(nominal).
+    def smooth_fit(self, pitch: float) -> tuple[np.ndarray, np.ndarray, float, int] | None:
+        """Robust cubic fit of the error field: x offsets from the vertical lines, y from the horizontal.
 
-        Returns (G, rms of the offsets about it in mm, offsets used), or None
-        when too few lines in either direction were read.
+        Returns (x coefficients, y coefficients, rms of the offsets about the fit in
+        mm, offsets used), or None when too few lines in either direction were read.
         """
         n = self.size
-        rows, rhs = [], []
-        for k in range(n + 1):
-            for j in range(n):
-                off = self.vertical[k, j]
-                if np.isfinite(off):
-                    x, y, xm = k * pitch, (j + 0.5) * pitch, k * pitch + off
-                    rows.append([x, y, 1.0, 0.0, 0.0, 0.0, -xm * x, -xm * y])
-                    rhs.append(xm)
-        n_vertical = len(rows)
-        for k in range(n + 1):
-            for j in range(n):
-                off = self.horizontal[k, j]
-                if np.isfinite(off):
-                    x, y, ym = (j + 0.5) * pitch, k * pitch, k * pitch + off
-                    rows.append([0.0, 0.0, 0.0, x, y, 1.0, -ym * x, -ym * y])
-                    rhs.append(ym)
-        if n_vertical < 6 or len(rows) - n_vertical < 6:
+        width = n * pitch
+        xs, ys, offsets = [], [], []
+        for grid, vertical in ((self.vertical, True), (self.horizontal, False)):
+            pts, vals = [], []
+            for k in range(n + 1):
+                for j in range(n):
+                    off = grid[k, j]
+                    if np.isfinite(off):
+                        pts.append((k * pitch, (j + 0.5) * pitch) if vertical else ((j + 0.5) * pitch, k * pitch))
+                        vals.append(off)
+            (xs if vertical else ys).extend([pts, vals])
+        if len(xs[1]) < 2 * _TERMS or len(ys[1]) < 2 * _TERMS:
             return None
-        a, b = np.array(rows), np.array(rhs)
-        scale = np.array([1 / pitch, 1 / pitch, 1.0] * 2 + [1 / pitch ** 2] * 2)  # conditioning
-        keep = np.ones(len(b), bool)
-        for _ in range(4):
-            sol, *_ = np.linalg.lstsq(a[keep] * scale, b[keep], rcond=None)
-            resid = a @ (sol * scale) - b
-            rms = float(np.sqrt(np.mean(resid[keep] ** 2)))
-            new_keep = np.abs(resid) <= max(3.0 * rms, 0.3)
-            if (new_keep == keep).all():
-                break
-            keep = new_keep
-        g = np.append(sol * scale, 1.0).reshape(3, 3)
-        return g, rms, int(keep.sum())
+        rms_all, used = [], 0
+        coefs = []
+        for pts, vals in (xs, ys):
+            a = _basis(np.array(pts), width)
+            b = np.array(vals)
+            keep = np.ones(len(b), bool)
+            for _ in range(5):
+                coef, *_ = np.linalg.lstsq(a[keep], b[keep], rcond=None)
+                resid = a @ coef - b
+                rms = float(np.sqrt(np.mean(resid[keep] ** 2)))
+                new_keep = np.abs(resid) <= max(3.0 * rms, 0.3)
+                if (new_keep == keep).all():
+                    break
+                keep = new_keep
+            coefs.append(coef)
+            rms_all.append(resid[keep])
+            used += int(keep.sum())
+        noise = float(np.sqrt(np.mean(np.concatenate(rms_all) ** 2)))
+        return coefs[0], coefs[1], noise, used
 
     def square_errors(self, pitch: float) -> np.ndarray:
         """Error length at each square centre from the smooth fit (raw values if it cannot be fitted)."""
-        fitted = self.correction(pitch)
+        fitted = self.smooth_fit(pitch)
         if fitted is None:
             return self.raw_square_errors()
-        g = fitted[0]
+        cx, cy = fitted[0], fitted[1]
         n = self.size
-        c = np.array([((i % n + 0.5) * pitch, (i // n + 0.5) * pitch, 1.0) for i in range(n * n)])
-        moved = c @ g.T
-        moved = moved[:, :2] / moved[:, 2:3]
-        return np.hypot(*(moved - c[:, :2]).T)
+        centres = np.array([((i % n + 0.5) * pitch, (i // n + 0.5) * pitch) for i in range(n * n)])
+        a = _basis(centres, n * pitch)
+        return np.hypot(a @ cx, a @ cy)
 
     @property
     def measured_fraction(self) -> float:
         both = np.concatenate((self.vertical.ravel(), self.horizontal.ravel()))
         return float(np.isfinite(both).mean())
+
+
+_TERMS = 10        # cubic in x and y
+
+
+def _basis(points: np.ndarray, width: float) -> np.ndarray:
+    """Monomials u^i v^j, i + j <= 3, of the board position scaled to [-1, 1]."""
+    u = points[:, 0] / width * 2 - 1
+    v = points[:, 1] / width * 2 - 1
+    return np.column_stack([u ** i * v ** j for i in range(4) for j in range(4 - i)])
 
 
 def _mean2(a: float, b: float) -> float:

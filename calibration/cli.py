@@ -207,10 +207,11 @@ def cmd_camera(args: argparse.Namespace, out: TextIO) -> int:
         print("not saved", file=out)
         return EXIT_OK if ok else EXIT_FAIL
     updated = replace(config, camera=replace(config.camera, camera_matrix=result.matrix_list(),
-                                             distortion=result.distortion_list()))
+                                             distortion=result.distortion_list(),
+                                             calibration_size=result.image_size))
     path = _config_path(args)
     save_config(updated, path)
-    print(f"saved camera.camera_matrix and camera.distortion to {path}", file=out)
+    print(f"saved camera.camera_matrix, distortion and calibration_size to {path}", file=out)
     return EXIT_OK
 
 
@@ -277,35 +278,60 @@ KEY_HELP = ("arrows or w/a/s/d jog, 1/2/3 = step 0.1/1/10 mm, Enter = magnet is 
 LINE_HELP = ("commands: 'jog DX DY' (machine mm), 'ok' (magnet under the centre), 'skip', 'quit'")
 
 
-def _tty_commands(stream: TextIO) -> Iterator[tuple[str, float, float]]:
-    """Key presses as commands: ('jog', dx, dy), ('ok'|'skip'|'quit', 0, 0)."""
-    import termios
-    import tty
+class TerminalKeys:
+    """Single key presses from a terminal as commands: ('jog', dx, dy), ('ok'|'skip'|'quit', 0, 0).
 
-    fd = stream.fileno()
-    saved = termios.tcgetattr(fd)
-    step = 1.0
-    try:
-        tty.setcbreak(fd)
+    A context manager: the terminal is switched to single-key mode on entry (so
+    keys pressed while the gantry homes are not held back waiting for Enter)
+    and restored on exit, also after Ctrl-C.
+    """
+
+    def __init__(self, stream: TextIO, out: TextIO | None = None):
+        self.fd = stream.fileno()
+        self.out = out or sys.stdout
+        self.step = 1.0
+        self._saved: list | None = None
+
+    def __enter__(self) -> "TerminalKeys":
+        import termios
+        import tty
+
+        self._saved = termios.tcgetattr(self.fd)
+        tty.setcbreak(self.fd)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import termios
+
+        if self._saved is not None:
+            termios.tcsetattr(self.fd, termios.TCSADRAIN, self._saved)
+            self._saved = None
+
+    def __iter__(self) -> Iterator[tuple[str, float, float]]:
         while True:
-            ch = os.read(fd, 1).decode(errors="ignore")
+            raw = os.read(self.fd, 1)
+            if not raw:                               # the terminal went away
+                yield ("quit", 0.0, 0.0)
+                return
+            ch = raw.decode(errors="ignore")
             if ch == "\x1b":
-                seq = os.read(fd, 2).decode(errors="ignore")
+                seq = os.read(self.fd, 2).decode(errors="ignore")
                 ch = {"[A": "w", "[B": "s", "[C": "d", "[D": "a"}.get(seq, "")
-            if ch in "123" and ch:
-                step = {"1": 0.1, "2": 1.0, "3": 10.0}[ch]
-                print(f"\r  step {step:g} mm          ", end="", flush=True)
-            elif ch in ("w", "a", "s", "d") and ch:
+            if not ch:
+                continue
+            if ch in "123":
+                self.step = {"1": 0.1, "2": 1.0, "3": 10.0}[ch]
+                print(f"  step {self.step:g} mm", file=self.out, flush=True)
+            elif ch in "wasd":
+                step = self.step
                 dx, dy = {"w": (0, step), "s": (0, -step), "d": (step, 0), "a": (-step, 0)}[ch]
-                yield ("jog", dx, dy)
-            elif ch in ("\n", "\r"):
+                yield ("jog", float(dx), float(dy))
+            elif ch in "\n\r":
                 yield ("ok", 0.0, 0.0)
             elif ch == "x":
                 yield ("skip", 0.0, 0.0)
-            elif ch in ("q", "\x04"):
+            elif ch in "q\x04":
                 yield ("quit", 0.0, 0.0)
-    finally:
-        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
 def _line_commands(stream: TextIO, out: TextIO) -> Iterator[tuple[str, float, float]]:
@@ -376,21 +402,26 @@ def run_gantry_procedure(cal, commands: Iterator[tuple[str, float, float]], squa
 
 
 def cmd_gantry(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
-    from calibration.gantry import GantryCalibration, GantryFitError, residual_report
+    from calibration.gantry import (GantryCalibration, GantryFitError, default_reference_squares,
+                                    residual_report)
+    from robot.grbl import GrblError
 
     config, _ = _load(args)
     board = _board_name(args, config)
+    size = config.boards[board].squares
+    squares = _parse_squares(args.squares, size, default_reference_squares(size))
     port = args.port or config.gantry.port
-    from robot.grbl import GrblError
-
     interactive = stdin.isatty()
     driver = _open_driver(port, config)
     try:
         cal = GantryCalibration(driver, config, board, jog_feed_mm_min=args.feed)
-        squares = _parse_squares(args.squares, cal.geometry.size, cal.suggested_squares())
         print(KEY_HELP if interactive else LINE_HELP, file=out)
-        commands = _tty_commands(stdin) if interactive else _line_commands(stdin, out)
-        if not run_gantry_procedure(cal, commands, squares, out):
+        if interactive:
+            with TerminalKeys(stdin, out) as keys:
+                finished = run_gantry_procedure(cal, iter(keys), squares, out)
+        else:
+            finished = run_gantry_procedure(cal, _line_commands(stdin, out), squares, out)
+        if not finished:
             print("quit: nothing saved", file=out)
             return EXIT_FAIL
     except GrblError as exc:
@@ -553,6 +584,10 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: Tex
         return EXIT_FAIL
     except CliError as exc:
         print(f"tafl-calibrate: {exc}", file=sys.stderr)
+        return EXIT_FAIL
+    except OSError as exc:
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"tafl-calibrate: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_FAIL
     except KeyboardInterrupt:
         print("tafl-calibrate: interrupted, nothing saved", file=sys.stderr)

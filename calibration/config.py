@@ -6,6 +6,7 @@ validation and atomic saving of the TOML file live in calibration/config_file.py
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 DEFAULT_CONFIG_PATH = "/etc/tafl-kiosk/config.toml"
@@ -104,6 +105,7 @@ class CameraConfig:
     stable_s: float = 0.7
     camera_matrix: list[list[float]] = field(default_factory=list)   # empty = not calibrated
     distortion: list[float] = field(default_factory=list)
+    calibration_size: tuple[int, int] = (0, 0)   # frame size camera_matrix was measured at; (0, 0) = unknown
 
 
 @dataclass
@@ -162,7 +164,7 @@ class Config:
         return self.boards[self.board]
 
 
-def load_config(path=None) -> Config:
+def load_config(path: str | os.PathLike | None = None) -> Config:
     """The validated configuration (see calibration.config_file.load_config).
 
     Kept here too because docs/architecture.md names it calibration.config.load_config;

@@ -201,6 +201,12 @@ def _camera_matrix(value: list[list[float]]) -> str | None:
     return None
 
 
+def _calibration_size(value: tuple[int, int]) -> str | None:
+    if value == (0, 0) or all(16 <= v <= 16384 for v in value):
+        return None
+    return "[0, 0] (unknown) or a frame size [width, height] in pixels"
+
+
 _RGB = _range(0, 255)
 _POSITIVE = _range(0, lo_open=True)
 
@@ -249,6 +255,7 @@ RANGES: dict[str, tuple[Check, ...]] = {
     "CameraConfig.stable_s": (_range(0, 30),),
     "CameraConfig.camera_matrix": (_camera_matrix,),
     "CameraConfig.distortion": (_distortion,),
+    "CameraConfig.calibration_size": (_calibration_size,),
     "LevelConfig.time_s": (_range(0, 3600, lo_open=True),),
     "LevelConfig.max_depth": (_range(1, 256),),
     "LevelConfig.noise": (_range(0, 1e9),),
@@ -366,6 +373,9 @@ class _Validator:
                 close = difflib.get_close_matches(str(name), list(fields), n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
                 self.problem(_join(key, str(name)), f"one of the known keys{hint}", "an unknown key")
+        # A wrong value is reported and replaced by its default, so that the
+        # cross-field checks can still run on the rest and every problem is
+        # reported in one go; only a required key without a value sinks the record.
         hints = _hints(cls)
         values: dict[str, Any] = {}
         ok = True
@@ -380,14 +390,17 @@ class _Validator:
                 value = self._BAD
             else:
                 value = copy.deepcopy(default)
-            if value is self._BAD:
-                ok = False
-                continue
-            for check in RANGES.get(f"{cls.__name__}.{name}", ()):
+            for check in RANGES.get(f"{cls.__name__}.{name}", ()) if value is not self._BAD else ():
                 expected = check(value)
                 if expected is not None:
                     self.problem(fkey, expected, _describe(value))
+                    value = self._BAD
                     break
+            if value is self._BAD:
+                if default is dataclasses.MISSING:
+                    ok = False
+                    continue
+                value = copy.deepcopy(default)
             values[name] = value
         return cls(**values) if ok else self._BAD
 
@@ -410,16 +423,13 @@ class _Validator:
             return self._BAD
         _, item_tp = args
         result = dict(default) if isinstance(default, dict) else {}
-        ok = True
         for name, item in value.items():
             base = result.get(name)
             converted = self.convert(item, item_tp, _join(key, name),
                                      base if base is not None else dataclasses.MISSING)
-            if converted is self._BAD:
-                ok = False
-            else:
+            if converted is not self._BAD:       # a broken new entry is left out (and reported)
                 result[name] = converted
-        return result if ok else self._BAD
+        return result
 
     def _sequence(self, value: Any, tp: Any, origin: type, args: tuple, key: str) -> Any:
         if not isinstance(value, list):
@@ -468,12 +478,27 @@ def config_from_dict(data: dict[str, Any], file: str = "<config>") -> Config:
     """Validate a parsed TOML document into a Config; raises ConfigError with every problem."""
     validator = _Validator(file)
     cfg = validator.dataclass_from(Config, data, "")
-    if validator.problems:
-        raise ConfigError(validator.problems)
-    cross = _cross_checks(cfg)
-    if cross:
-        raise ConfigError(Problem(file, k, e, g) for k, e, g in cross)
+    problems = list(validator.problems)
+    # Cross-field checks on the best-effort config, except where they involve a
+    # section that already has a problem (its stand-in default would mislead).
+    broken = {_section_of(p.key) for p in problems}
+    for key, expected, got in _cross_checks(cfg):
+        if not _CROSS_SECTIONS.get(_section_of(key), {_section_of(key)}) & broken:
+            problems.append(Problem(file, key, expected, got))
+    if problems:
+        raise ConfigError(problems)
     return cfg
+
+
+def _section_of(key: str) -> str:
+    return key.split(".")[0].split("[")[0]
+
+
+# The sections each cross-field check reads, by the section its key is in.
+_CROSS_SECTIONS: dict[str, set[str]] = {
+    "board": {"board", "boards"},
+    "kiosk": {"kiosk", "board", "boards"},
+}
 
 
 def validate_config(config: Config, file: str = "<config>") -> None:
@@ -644,12 +669,27 @@ def _keep_backup(path: str, backup: str, directory: str) -> None:
         raise
 
 
+def _copy_ownership(old: str, new: str) -> None:
+    """Give the new file the old one's mode and, when allowed (root), its owner and group.
+
+    The installer makes the file group-readable by the kiosk's user; a technician
+    saving with sudo must not leave a root-owned file the kiosk cannot read.
+    """
+    st = os.stat(old)
+    os.chmod(new, st.st_mode & 0o7777)
+    if (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+        try:
+            os.chown(new, st.st_uid, st.st_gid)
+        except PermissionError:
+            pass                    # not root: the file becomes this user's, as any editor would do
+
+
 def save_config(config: Config, path: PathLike) -> None:
     """Validate, then write ``config`` to ``path`` atomically, keeping the old file as .bak.
 
     An invalid config raises ConfigError before anything is written. The new
-    file keeps the old file's permissions; a new file is created 0600 because
-    it holds the staff PIN hash and the reward secret.
+    file keeps the old file's permissions and (as root) its owner; a new file
+    is created 0600 because it holds the staff PIN hash and the reward secret.
     """
     name = os.fspath(path)
     text = config_to_toml(config)
@@ -660,13 +700,17 @@ def save_config(config: Config, path: PathLike) -> None:
                                    f"no directory {directory}")])
     if os.path.isdir(name):
         raise ConfigError([Problem(name, "", "a config file", "a directory")])
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(name)}.", suffix=".tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(name)}.", suffix=".tmp", dir=directory)
+    except PermissionError:
+        raise ConfigError([Problem(name, "", f"a directory this user may write ({directory})",
+                                   "permission denied")]) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()
             if os.path.exists(name):
-                os.chmod(tmp, os.stat(name).st_mode & 0o7777)
+                _copy_ownership(name, tmp)
             os.fsync(fh.fileno())
         if os.path.exists(name):
             _keep_backup(name, name + ".bak", directory)

@@ -10,6 +10,8 @@ Squares are ints `rank * size + file` (a1 = 0). Piece codes inside: 0 empty,
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from . import otn as _otn
 from .rules import Rules, rules_for
 from .tables import ZOBRIST, ZOBRIST_SIDE, Tables, tables_for
@@ -612,7 +614,15 @@ class Board:
             region = grown
 
     def _is_edge_fort(self) -> bool:
-        """Copenhagen edge fort: king on the edge, able to move, walled in by uncapturable defenders."""
+        """Copenhagen edge fort: king on the edge, able to move, walled in by uncapturable defenders.
+
+        "Can never capture" is decided by a fixed point (docs/rules.md, Edge fort): begin
+        with every defender as a candidate, drop each one that attackers could ever take,
+        judging that with the candidates still standing and the fort's inside closed to
+        attackers, and repeat until nothing drops; the fort stands if every wall piece
+        survives. So a defender just outside the wall that is itself beyond capture
+        protects the wall piece next to it, but a helper that can fall protects nothing.
+        """
         t = self._t
         k = self._king
         kbit = t.bit[k]
@@ -627,40 +637,78 @@ class Board:
         if around & att:
             return False
         wall = around & dfd
-        safe = region | wall
-        hostile = t.hostile[2]
+        keep = self._uncapturable_defenders(region, dfd, wall)
+        return not wall & ~keep
+
+    def _uncapturable_defenders(self, region: int, dfd: int, wall: int) -> int:
+        """The defenders (a subset of `dfd`) that attackers can never capture while the
+        squares of `region` stay closed to them; stops early once a piece of `wall` falls.
+
+        A square is attackable unless it is inside the fort or holds a defender still
+        kept; the empty corners and the empty throne always are (they capture like an
+        attacker). A kept defender falls if, on one rank or file, both neighbours are
+        attackable, or if it is in a row of two or more kept pieces along the edge whose
+        two ends and every front square are attackable (a shieldwall). The king, on his
+        own square inside the fort, is never attackable and so ends any such row.
+        """
+        t = self._t
         bit = t.bit
+        hostile = t.hostile[2]
+        axis_pairs = t.axis_pairs
+        k = self._king
+        keep = dfd
+        shieldwall = self.rules.shieldwall
+        while True:
+            closed = region | keep
 
-        def attackable(s: int) -> bool:
-            return s != k and (hostile[s] or not safe & bit[s])
+            def attackable(s: int) -> bool:
+                return s != k and (hostile[s] or not closed & bit[s])
 
-        w = wall
-        while w:
-            low = w & -w
-            s = low.bit_length() - 1
-            w ^= low
-            for a, b in t.axis_pairs[s]:
-                if attackable(a) and attackable(b):
-                    return False
-        # A row of wall pieces along the edge could still fall to a shieldwall.
-        if self.rules.shieldwall:
-            w = wall & t.edge_mask
+            fallen = 0
+            w = keep
             while w:
                 low = w & -w
-                s = low.bit_length() - 1
                 w ^= low
-                for d in t.along[s]:
-                    if not attackable(s - d):
-                        continue      # not the start of a row in this direction, or that end is safe
-                    row = [s]
-                    e = s + d
-                    while self._on_line(s, e, d, n) and wall & bit[e]:
-                        row.append(e)
-                        e += d
-                    if (len(row) >= 2 and self._on_line(s, e, d, n) and attackable(e)
-                            and all(attackable(r + t.inward[s]) for r in row)):
-                        return False
-        return True
+                s = low.bit_length() - 1
+                for a, b in axis_pairs[s]:
+                    if attackable(a) and attackable(b):
+                        fallen |= low
+                        break
+            if not fallen and shieldwall:
+                fallen = self._shieldwall_prey(keep, attackable)
+            if not fallen:
+                return keep
+            keep &= ~fallen
+            if fallen & wall:
+                return keep
+
+    def _shieldwall_prey(self, keep: int, attackable: Callable[[int], bool]) -> int:
+        """The kept defenders along the edge that a shieldwall could take (see above)."""
+        t = self._t
+        bit = t.bit
+        n = t.n
+        along = t.along
+        inward = t.inward
+        prey = 0
+        w = keep & t.edge_mask
+        while w:
+            low = w & -w
+            w ^= low
+            s = low.bit_length() - 1
+            for d in along[s]:
+                if not self._on_line(s, s - d, d, n) or not attackable(s - d):
+                    continue          # not the start of a row in this direction, or that end is safe
+                row = low
+                front_open = attackable(s + inward[s])
+                e = s + d
+                while self._on_line(s, e, d, n) and keep & bit[e]:
+                    row |= bit[e]
+                    front_open = front_open and attackable(e + inward[s])
+                    e += d
+                if (front_open and row != low and self._on_line(s, e, d, n)
+                        and attackable(e)):
+                    prey |= row
+        return prey
 
     def outcome(self) -> Outcome | None:
         """How the game ended, or None while it goes on (a side without a move loses)."""

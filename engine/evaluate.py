@@ -26,7 +26,9 @@ The terms:
   ``forks`` = squares the king reaches in one move from which two or more
   targets are open (the defenders to move win by going there; the attackers
   to move must spoil it now); ``route2`` = distinct targets reachable in two
-  king moves - the slower threats that decide most games.
+  king moves - the slower threats that decide most games; ``route3`` =
+  targets first reachable in three king moves (how well sealed the corners
+  or edges are, seen one move further than any search of this depth could).
 - king freedom: squares the king can move to (a boxed king is a lost king).
 - danger: enemies and hostile squares next to the king; three is a crisis.
 - blocking: attackers on the squares that guard the corners (corner family),
@@ -72,6 +74,8 @@ class EvalWeights:
     edge_line: float         # per attacker on an edge square (edge family: blocks exits)
     defender_near_king: float  # value to the defenders of each defender next to the king (shelter > 0, crowding < 0)
     reach: float = 0.0       # value to the defenders of each edge square their men can still reach
+    route3: float = 0.0      # per target first reachable in three king moves
+    route3_cap: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -85,7 +89,7 @@ CORNER_WEIGHTS = EvalWeights(
     king_freedom=6.0,
     danger=(0.0, 15.0, 50.0, 260.0, 0.0),
     guard=35.0, corner_adjacent=-10.0, edge_line=0.0,
-    defender_near_king=6.0, reach=5.0,
+    defender_near_king=6.0, reach=5.0, route3=30.0, route3_cap=8,
 )
 
 #: Edge escape on 11x11 (York, Throw Board): the king threatens on every line,
@@ -96,7 +100,7 @@ EDGE_WEIGHTS = EvalWeights(
     king_freedom=8.0,
     danger=(0.0, 20.0, 60.0, 280.0, 0.0),
     guard=0.0, corner_adjacent=0.0, edge_line=12.0,
-    defender_near_king=0.0, reach=8.0,
+    defender_near_king=0.0, reach=8.0, route3=12.0, route3_cap=12,
 )
 
 #: Tablut 9x9: edge escape past the camps, small board, 16 vs 8.
@@ -106,7 +110,7 @@ TABLUT_WEIGHTS = EvalWeights(
     king_freedom=8.0,
     danger=(0.0, 25.0, 80.0, 300.0, 0.0),
     guard=0.0, corner_adjacent=0.0, edge_line=10.0,
-    defender_near_king=0.0, reach=8.0,
+    defender_near_king=0.0, reach=8.0, route3=15.0, route3_cap=10,
 )
 
 FAMILY_WEIGHTS: dict[str, EvalWeights] = {
@@ -270,13 +274,14 @@ def king_route_squares(cells: Sequence[int], king: int, geo: Geometry) -> list[i
 
 def evaluate_cells(
     cells: Sequence[int], attackers_to_move: bool, geo: Geometry, w: EvalWeights,
-    reach: int | None = None,
+    reach: int | None = None, route3: int | None = None,
 ) -> int:
     """Score (side to move's point of view) of the mailbox ``cells``.
 
     ``reach``: edge squares the defenders' men can still reach through squares
     free of attackers (the encirclement measure; the search computes it with
-    the board's bitboards, None leaves the term out).
+    the board's bitboards, None leaves the term out); ``route3``: targets the
+    king first reaches in three moves (also from the bitboards).
     """
     n_att = 0
     n_def = 0
@@ -332,5 +337,7 @@ def evaluate_cells(
     score += guard * w.guard + adj * w.corner_adjacent + edge * w.edge_line
     if reach is not None:
         score -= reach * w.reach
+    if route3:
+        score -= min(route3, w.route3_cap) * w.route3
     s = int(score)
     return s if attackers_to_move else -s

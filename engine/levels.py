@@ -56,8 +56,8 @@ class Level:
         return replace(self, time_s=float(time_s))
 
 
-# Same defaults as calibration/config.py's _default_levels(); Easy's noise and
-# Medium's depth are tuned so the self-play gaps are wide (see bench/selfplay.py).
+# Same defaults as calibration/config.py's _default_levels() (a test keeps them
+# equal). The gaps between them are measured by bench/selfplay.py.
 DEFAULT_LEVELS: dict[str, Level] = {
     "easy": Level("easy", time_s=0.5, max_depth=1, noise=0.0, blunder_guard=True),
     "medium": Level("medium", time_s=1.5, max_depth=3, noise=0.0, blunder_guard=True),

@@ -197,6 +197,11 @@ class Searcher:
         self._null_child = -1
         self.has_bitboards = all(hasattr(board, a) for a in ("_t", "_bb", "_flood"))
         self.reach_base = _start_reach(board) if self.has_bitboards else 0
+        if self.has_bitboards:
+            t = board._t
+            self._not_a, self._not_last, self._full = t.not_file_a, t.not_file_last, t.full
+            self._kblocked_mask = sum(1 << sq for sq in self.geo.king_blocked)
+            self._targets_mask = sum(1 << sq for sq in self.geo.targets)
 
     def _null_flip(self) -> None:
         """Pass: the other side moves in the same position (hash keeps the side bit right)."""
@@ -409,8 +414,50 @@ class Searcher:
             cap = self._king_capture_in_one(cells, ply)
             if cap is not None:
                 return cap
-        reach = self._reach() - self.reach_base if self.has_bitboards else None
-        return evaluate_cells(cells, att, self.geo, self.weights, reach)
+        if self.has_bitboards:
+            reach = self._reach() - self.reach_base
+            route3 = self._route3(cells)
+        else:
+            reach = route3 = None
+        return evaluate_cells(cells, att, self.geo, self.weights, reach, route3)
+
+    def _slide(self, sources: int, empty: int) -> int:
+        """Squares a rook-moving piece on any of ``sources`` reaches in one move over ``empty``."""
+        n = self.n
+        na, nl = self._not_a, self._not_last
+        out = 0
+        x = sources
+        while x:
+            x = (x << 1) & na & empty
+            out |= x
+        x = sources
+        while x:
+            x = (x >> 1) & nl & empty
+            out |= x
+        x = sources
+        while x:
+            x = (x << n) & empty
+            out |= x
+        x = sources
+        while x:
+            x = (x >> n) & empty
+            out |= x
+        return out
+
+    def _route3(self, cells: Sequence[int]) -> int:
+        """Targets the king first reaches in exactly three moves (bitboard flood, empty board squares)."""
+        b = self.board
+        k = b._king
+        if k < 0:
+            return 0
+        occ = b._bb[1] | b._bb[2]
+        empty = self._full & ~occ & ~self._kblocked_mask
+        targets = self._targets_mask
+        d1 = self._slide(1 << k, empty)
+        d2 = self._slide(d1 & ~targets, empty) & ~d1
+        seen = d1 | d2
+        d3 = self._slide(d2 & ~targets, empty) & ~seen
+        return (d3 & targets).bit_count()
 
     # ----------------------------------------------------------------- the tree
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:

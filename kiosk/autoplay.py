@@ -13,17 +13,20 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from engine import Board, Move, Piece
+from engine import Board, Move, Piece, Side
 
 from kiosk.controller import ControllerView
 from kiosk.simworld import SimWorld
+
+
+VISITOR_MODES = ("random", "engine", "yielding")
 
 
 @dataclass
 class VisitorStyle:
     """How this visitor plays."""
 
-    mode: str = "random"             # random | engine
+    mode: str = "random"             # random | engine | yielding (opens the robot king's way: short games)
     level: str = "easy"              # the engine level in engine mode
     illegal_rate: float = 0.05       # share of turns that start with an illegal move
     forget_capture_rate: float = 0.3  # share of captures whose piece is left standing
@@ -31,8 +34,8 @@ class VisitorStyle:
     read_screen_s: float = 0.8       # time to read an instruction on the screen
 
     def __post_init__(self) -> None:
-        if self.mode not in ("random", "engine"):
-            raise ValueError(f"visitor mode must be 'random' or 'engine', not {self.mode!r}")
+        if self.mode not in VISITOR_MODES:
+            raise ValueError(f"visitor mode must be one of {', '.join(VISITOR_MODES)}, not {self.mode!r}")
 
 
 @dataclass
@@ -53,6 +56,8 @@ class SimVisitor:
     def act(self, view: ControllerView, now: float) -> str | None:
         """One look at the screen; returns what the visitor did (for the log), if anything."""
         if view.state != self._last_state:
+            if view.state in ("fix_board", "place_piece"):
+                self._waiting_ply = -1      # the last move was refused: play again after fixing
             self._last_state = view.state
             delay = self.style.read_screen_s if view.state in ("fix_board", "place_piece") \
                 else self.rng.uniform(*self.style.think_s)
@@ -86,6 +91,8 @@ class SimVisitor:
         return None
 
     def _choose(self, board: Board) -> Move:
+        if self.style.mode == "yielding":
+            return self._yielding_move(board)
         if self.style.mode == "engine":
             from engine.search import search_board
 
@@ -93,6 +100,28 @@ class SimVisitor:
             if result.move is not None:
                 return result.move
         return self.rng.choice(board.legal_moves)
+
+    def _yielding_move(self, board: Board) -> Move:
+        """A beginner's move that leaves the robot's king the most room (a quick, whole game).
+
+        Playing the defenders it just runs its own king about at random."""
+        moves = board.legal_moves
+        if board.turn == Side.DEFENDERS:
+            return self.rng.choice(moves)
+        best, best_score = [], -1.0
+        for move in moves:
+            after = board.copy()
+            after.push(move)
+            if after.is_game_over():
+                continue
+            king = after.king_square
+            room = sum(1 for m in after.legal_moves if m.from_sq == king)
+            score = 10 * len(after.escape_routes()) + room
+            if score > best_score:
+                best, best_score = [move], score
+            elif score == best_score:
+                best.append(move)
+        return self.rng.choice(best or moves)
 
     def _illegal_move(self, board: Board) -> Move | None:
         """A slide of one's own piece to an empty square that is not a legal destination."""

@@ -62,6 +62,7 @@ class CameraThread:
         self._pause = threading.Event()
         self._seq = 0
         self._frame_reading: CameraReading | None = None
+        self._confirms: list[tuple[CameraReading, dict]] = []
         self.frames_read = 0
         self.read_seconds = 0.0
         self._thread = threading.Thread(target=self._run, name="tafl-camera", daemon=True)
@@ -78,6 +79,25 @@ class CameraThread:
             self._latest = None
             self._frame_reading = None
 
+    def refresh(self) -> None:
+        """The controller doubts a reading: take a genuinely new picture next."""
+        refresh = getattr(self.source, "refresh", None)
+        if refresh is not None:
+            refresh()
+
+    def confirm(self, reading: CameraReading, squares: dict) -> None:
+        """The controller confirmed what `reading` showed (the reader may learn from it)."""
+        with self._lock:
+            self._confirms.append((reading, dict(squares)))   # applied between two frames
+
+    def _apply_confirms(self) -> None:
+        with self._lock:
+            todo, self._confirms = self._confirms, []
+        confirm = getattr(self.reader, "confirm", None)
+        for reading, squares in todo:
+            if confirm is not None:
+                confirm(reading, squares)
+
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(timeout=5)
@@ -91,6 +111,7 @@ class CameraThread:
         last_frame = self.clock()
         while not self._stop.is_set():
             started = self.clock()
+            self._apply_confirms()
             try:
                 frame = self.source.grab()
             except Exception as exc:  # noqa: BLE001 - a camera error is a reading, not a crash

@@ -36,7 +36,7 @@ from engine import Board, Move, Outcome, Piece, Side, square_name
 from kiosk.board_names import board_name_for
 from kiosk.inventory import InventoryFile, StorageInventory
 from kiosk.journal import Journal, Record
-from kiosk.move_reading import read_visitor_move
+from kiosk.move_reading import VisitorReading, read_visitor_move
 from kiosk.ports import CameraPort, CameraReading, EnginePort, GantryEvent, GantryPort, Slot, Transfer
 from kiosk.reconcile import apply_transfer, diff_squares, reconcile
 from kiosk.states import State, check_transition
@@ -53,6 +53,10 @@ RETRY_OFFSETS_MM: tuple[tuple[float, float], ...] = (
 )
 #: more differences than this after a robot move is not a robot slip but a disturbed board
 MAX_ROBOT_DIFF = 6
+#: a square read with less confidence than this is not acted on alone: the
+#: controller asks for a fresh frame (up to MAX_UNSURE_FRAMES times) first
+SURE_CONFIDENCE = 0.9
+MAX_UNSURE_FRAMES = 3
 #: seconds between homing attempts while the gantry is in error
 HOME_RETRY_S = 3.0
 
@@ -105,6 +109,7 @@ class StabilityTracker:
     def __init__(self, stable_s: float) -> None:
         self.stable_s = stable_s
         self.squares: tuple[Piece | None, ...] | None = None
+        self.reading: CameraReading | None = None
         self.run_start = 0.0
         self.last_t = 0.0
         self.last_seq = -1
@@ -115,10 +120,12 @@ class StabilityTracker:
         self.last_seq = reading.seq
         if not reading.ok:
             self.squares = None
+            self.reading = None
             return
         if reading.squares != self.squares:
             self.squares = reading.squares
             self.run_start = reading.t
+        self.reading = reading
         self.last_t = reading.t
 
     def stable(self, not_before: float = 0.0) -> dict[int, Piece] | None:
@@ -183,6 +190,9 @@ class GameController:
         self._home_retry_at = 0.0
         self._paused_from = State.VERIFY
         self._start_counts: dict[str, int] = {}
+        self._unsure_seq = -1
+        self._unsure_count = 0
+        self._inferrer = None
         self._journal_board_moves: list[str] = []
         self.resume()
 
@@ -363,11 +373,66 @@ class GameController:
             self._think()
 
     # -- the visitor's move ----------------------------------------------------
+    def _unsure(self, squares: dict[int, Piece], expected: dict[int, Piece]) -> bool:
+        """True while every difference from `expected` rests on squares read with low
+        confidence: ask the camera for a fresh frame instead of acting on a misread."""
+        reading = self.stability.reading
+        if reading is None or not reading.confidence:
+            return False
+        diff = diff_squares(squares, expected)
+        if not diff or any(reading.confidence[sq] >= SURE_CONFIDENCE for sq in diff):
+            self._unsure_count = 0
+            return False
+        if reading.seq != self._unsure_seq:
+            self._unsure_seq = reading.seq
+            self._unsure_count += 1
+            refresh = getattr(self.camera, "refresh", None)
+            if refresh is not None:
+                refresh()
+        if self._unsure_count > MAX_UNSURE_FRAMES:
+            self._unsure_count = 0
+            return False
+        return True
+
+    def _confirm(self, squares: dict[int, Piece]) -> None:
+        """The camera's stable reading showed exactly `squares`: let the reader learn the look."""
+        confirm = getattr(self.camera, "confirm", None)
+        if confirm is not None and self.stability.reading is not None:
+            try:
+                confirm(self.stability.reading, squares)
+            except Exception:   # noqa: BLE001 - learning is an improvement, never a failure
+                log.exception("camera confirm failed")
+
+    def _vision_move(self) -> "VisitorReading | None":
+        """The vision package's verdict from the class probabilities, when it is sure."""
+        raw = getattr(self.stability.reading, "raw", None)
+        probs = getattr(raw, "probabilities", None)
+        if probs is None or self.leftovers:
+            return None
+        try:
+            from vision.inference import MoveInferrer, Verdict
+        except ImportError:
+            return None
+        if self._inferrer is None:
+            self._inferrer = MoveInferrer()
+        inf = self._inferrer.infer(self.board, probs)
+        if inf.verdict is Verdict.MOVE and inf.move is not None and inf.move.to_sq not in inf.captures:
+            return VisitorReading("move", inf.move, tuple(inf.captures), tuple(inf.captures_pending))
+        if inf.verdict in (Verdict.UNCHANGED, Verdict.AMBIGUOUS):
+            return VisitorReading("none")
+        return None
+
     def _watch_visitor(self) -> None:
         squares = self.stability.stable()
         if squares is None or self.board is None:
             return
         result = read_visitor_move(self.board, squares, self.leftovers)
+        if result.kind != "move":
+            sure = self._vision_move()
+            if sure is not None and sure.kind == "move":
+                result = sure
+            elif result.kind != "none" and self._unsure(squares, self.board.pieces()):
+                return
         if result.kind == "none":
             if self.state == State.FIX_BOARD:
                 self._journal("board_fixed")
@@ -387,6 +452,7 @@ class GameController:
             return
         move = result.move
         assert move is not None
+        self._confirm(squares)
         otn = self.board.move_to_otn(move)
         self._journal("visitor_move", move=otn, captures=list(result.captures),
                       left=list(result.left_on_board))
@@ -480,7 +546,10 @@ class GameController:
         if goal.phase == "verify":
             self._unbook_failures(observed, goal.last_plan)
         diff = diff_squares(observed, goal.target)
+        if diff and self._unsure(observed, goal.target):
+            return
         if not diff:
+            self._confirm(observed)
             self.goal, then = None, self.after_goal
             self.after_goal = None
             self.fix_squares = {}

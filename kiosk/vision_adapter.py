@@ -103,6 +103,10 @@ class SimFrameSource:
     def use_board(self, board_name: str, variant: str) -> None:
         pass          # the world knows its board; a camera per board is kept below
 
+    def refresh(self) -> None:
+        """Render the next frame afresh even if the scene has not changed."""
+        self._last_render = -1e9
+
     def unplug(self, seconds: float) -> None:
         self.dropout_until = self.clock() + seconds
 

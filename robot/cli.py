@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from pathlib import Path
 
-from robot.gantry import Gantry, RobotError
+from robot.gantry import Gantry, RobotError, check_variant_fits
 from robot.grbl import GrblDriver, GrblError
 from robot.layout import Slot, TableLayout
 from robot.ledger import LEDGER_FILE, Ledger, LedgerError
@@ -51,6 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     pk.add_argument("square")
     su = sub.add_parser("setup", help="set up a variant's start position from storage")
     su.add_argument("variant")
+    su.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                    help="a variant option, e.g. layout=lewis for tawlbwrdd (repeatable)")
     sub.add_parser("clear", help="carry every piece on the board to storage")
     jg = sub.add_parser("jog", help="jog the magnet (off) by DX DY machine millimetres")
     jg.add_argument("dx", type=float)
@@ -105,6 +106,11 @@ def main(argv: list[str] | None = None) -> int:
             caps = [layout.parse(c) for c in args.capture]
             if any(isinstance(x, Slot) for x in [src, dst, *caps]):
                 raise ValueError("move takes board squares; use park for storage")
+        elif args.command == "setup":
+            bad = [o for o in args.option if "=" not in o]
+            if bad:
+                raise ValueError(f"bad option {bad[0]!r}: expected KEY=VALUE")
+            check_variant_fits(layout, args.variant)
         elif args.command == "park":
             square = layout.parse(args.square)
             if isinstance(square, Slot):
@@ -151,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "park":
             _print_steps(layout, gantry.park(square))             # type: ignore[arg-type]
         elif args.command == "setup":
-            _print_steps(layout, gantry.setup(args.variant))
+            options = dict(o.split("=", 1) for o in args.option)
+            _print_steps(layout, gantry.setup(args.variant, options or None))
         elif args.command == "clear":
             _print_steps(layout, gantry.clear())
         elif args.command == "jog":

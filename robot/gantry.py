@@ -67,6 +67,13 @@ class Gantry:
     def start(self) -> None:
         """Make the controller usable: home if it is alarm-locked (power-up) and allowed."""
         st = self.driver.status()
+        if st.state in ("Hold", "Door", "Sleep", "Check"):
+            # left over from an earlier session: a reset clears it (and the magnet)
+            self.driver.soft_reset()
+            st = self.driver.status()
+        if st.state in ("Run", "Jog", "Home"):
+            raise RobotError(f"the controller is busy ({st.state}): is another program "
+                             "driving it?")
         if st.state == "Alarm":
             if not self.cfg.home_on_start:
                 raise RobotError("the controller is alarm-locked and homing on start is off in "
@@ -99,11 +106,12 @@ class Gantry:
         """The lines that carry out one step."""
         lay = self.layout
         m = [lay.to_machine(p) for p in step.path]
-        lines = [f"G0X{m[0][0]:.3f}Y{m[0][1]:.3f}", self.cfg.magnet_on,
+        # G53: machine coordinates, whatever work offset (G92, G54..) someone left behind
+        lines = [f"G53G0X{m[0][0]:.3f}Y{m[0][1]:.3f}", self.cfg.magnet_on,
                  f"G4P{self.cfg.magnet_dwell_s:.3f}"]
         feed = f"F{self.cfg.drag_feed_mm_min:.0f}"
-        for i, (x, y) in enumerate(m[1:]):
-            lines.append(f"G1X{x:.3f}Y{y:.3f}" + (feed if i == 0 else ""))
+        for x, y in m[1:]:
+            lines.append(f"G53G1X{x:.3f}Y{y:.3f}{feed}")
         lines += [self.cfg.magnet_off, "G4P0.01"]
         return lines
 
@@ -194,10 +202,14 @@ class Gantry:
         self.execute(steps)
         return steps
 
-    def setup(self, variant: str) -> list[Step]:
+    def setup(self, variant: str, options: dict[str, str] | None = None) -> list[Step]:
         """The variant's start position, from storage (pieces already right stay)."""
         check_variant_fits(self.layout, variant)
-        return self.arrange(start_position(variant), "setup")
+        try:
+            target = start_position(variant, options)
+        except ValueError as exc:
+            raise PlanError(str(exc)) from None
+        return self.arrange(target, "setup")
 
     def clear(self) -> list[Step]:
         """Every piece on the board back into storage."""
@@ -214,6 +226,11 @@ class Gantry:
         except GrblError as exc:
             self._make_safe()
             raise RobotError(f"jog failed: {exc}") from exc
+
+    def abort(self) -> list[str]:
+        """Stop now, from any thread: soft reset (motion stops, magnet off). The step that
+        was running fails with RobotError and stays pending in the ledger for recover()."""
+        return self._make_safe()
 
     def close(self) -> None:
         self.driver.close()

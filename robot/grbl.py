@@ -30,6 +30,15 @@ from typing import Callable
 
 import serial
 
+try:                                   # a vanished tty fails tcdrain() with termios.error
+    from termios import error as _TermiosError
+except ImportError:                    # pragma: no cover - not POSIX
+    class _TermiosError(Exception):  # type: ignore[no-redef]
+        pass
+
+#: what pyserial lets through when the port goes away under it
+PORT_ERRORS = (serial.SerialException, OSError, _TermiosError, TypeError, AttributeError)
+
 from robot.grbl_codes import (MAX_LINE_CHARS, RT_CYCLE_START, RT_FEED_HOLD, RT_JOG_CANCEL,
                               RT_SOFT_RESET, RT_STATUS, alarm_meaning, error_meaning)
 
@@ -175,6 +184,8 @@ class GrblDriver:
         self.on_push = on_push
         self.version: str | None = None
         self.alarm: int | None = None               # last ALARM:N since the last reset
+        self.critical = False                        # a limit alarm: only a reset is heard
+        self.interruptions = 0                       # banners and alarms seen so far
         self.wco: tuple[float, ...] | None = None    # last work coordinate offset reported
         self.messages: list[str] = []                # recent push messages, newest last
         self.garbled: list[bytes] = []               # lines that were not GRBL 1.1
@@ -236,7 +247,7 @@ class GrblDriver:
         try:
             if self._serial is not None:
                 self._serial.close()
-        except (serial.SerialException, OSError):
+        except PORT_ERRORS:
             pass
         self._serial = None
 
@@ -259,7 +270,12 @@ class GrblDriver:
             return
         if self._dead is None:
             try:
-                self.magnet_off()
+                st = self.status(timeout=min(1.0, self.response_timeout))
+                if st.state in ("Idle", "Check"):
+                    self.magnet_off()
+                elif st.state != "Alarm":      # entering the alarm already killed the outputs
+                    # moving or held: a magnet-off line would wait for the motion; reset
+                    self.realtime(RT_SOFT_RESET)
             except GrblError as exc:
                 log.warning("magnet-off on close failed (%s); resetting the controller", exc)
                 try:
@@ -286,7 +302,7 @@ class GrblDriver:
         while not self._closing and ser is not None:
             try:
                 data = ser.read(ser.in_waiting or 1)
-            except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
+            except PORT_ERRORS as exc:
                 if not self._closing:
                     self._fail_all(GrblDisconnected(f"gantry port {self.port!r} vanished: {exc}"))
                 return
@@ -325,6 +341,7 @@ class GrblDriver:
         elif line.startswith("ALARM:") and line[6:].isdigit():
             code = int(line[6:])
             self.alarm = code
+            self.interruptions += 1
             self._push(line)
             pending = self._pending
             self._answer(GrblAlarm(code, pending.line if pending else None))
@@ -332,12 +349,16 @@ class GrblDriver:
         elif BANNER_RE.match(line):
             self.version = BANNER_RE.match(line).group(1)   # type: ignore[union-attr]
             self.wco = None
+            self.critical = False
+            self.interruptions += 1
             self._push(line)
             self._answer(GrblReset(f"controller reset while waiting for an answer "
                                    f"(banner {line!r})"), only_if_pending=True)
             self._banner.set()
         elif line.startswith("[") and line.endswith("]"):
             if line.startswith("[MSG:"):
+                if line == "[MSG:Reset to continue]":
+                    self.critical = True      # GRBL now ignores everything but a reset
                 self._push(line)
             pending = self._pending
             if pending is not None:
@@ -405,7 +426,7 @@ class GrblDriver:
             with self._write_lock:
                 self._serial.write(data)      # type: ignore[union-attr]
                 self._serial.flush()          # type: ignore[union-attr]
-        except (serial.SerialException, OSError) as exc:
+        except PORT_ERRORS as exc:
             error = GrblDisconnected(f"gantry port {self.port!r} vanished while writing: {exc}")
             self._fail_all(error)
             raise error from None
@@ -440,6 +461,8 @@ class GrblDriver:
         timeout = self.response_timeout if timeout is None else timeout
         with self._send_lock:
             self._check_alive()
+            if self.critical:
+                raise GrblAlarm(self.alarm or 0, line)
             pending = _Pending(line)
             with self._state_lock:
                 self._pending = pending
@@ -459,14 +482,29 @@ class GrblDriver:
             return pending.info
 
     def stream(self, lines: list[str], timeout: float | None = None) -> None:
-        """Send lines one after another, each after the previous `ok` (send-response)."""
-        for line in lines:
-            self.send(line, timeout)
+        """Send lines one after another, each after the previous `ok` (send-response).
+
+        The lines belong together (one piece's pickup, drag and drop): a reset or
+        alarm between two of them - another thread's make_safe(), a power blip -
+        would leave the rest running on a controller that forgot the magnet, so
+        it fails the stream (GrblReset / GrblAlarm) like one during a line does.
+        """
+        start = self.interruptions
+        for line in lines + [None]:    # type: ignore[operator]
+            if self.interruptions != start:
+                if self.alarm is not None:
+                    raise GrblAlarm(self.alarm, line or lines[-1])
+                raise GrblReset(f"controller reset during the stream, before {line!r}"
+                                if line else "controller reset during the stream")
+            if line is not None:
+                self.send(line, timeout)
 
     # ------------------------------------------------------------------ queries
     def status(self, timeout: float | None = None) -> Status:
         """Ask for a status report (`?`) and return it."""
         timeout = self.response_timeout if timeout is None else timeout
+        if self.critical:
+            raise GrblAlarm(self.alarm or 0, "?")
         self._status_event.clear()
         self.realtime(RT_STATUS)
         if not self._status_event.wait(timeout):

@@ -101,11 +101,13 @@ def _variant_size(variant: str) -> int:
     return Board(variant).size
 
 
-def start_position(variant: str) -> dict[int, str]:
-    """The variant's start position from the engine, as square -> piece letter."""
+def start_position(variant: str, options: dict[str, str] | None = None) -> dict[int, str]:
+    """The variant's start position from the engine, as square -> piece letter
+    (options matter: Throw Board has two start layouts)."""
     from engine import Board
 
-    return {sq: piece_letter(p) for sq, p in Board(variant).pieces().items()}
+    board = Board(variant, options=options) if options else Board(variant)
+    return {sq: piece_letter(p) for sq, p in board.pieces().items()}
 
 
 class TableLayout:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from robot.collision import Obstacle, point_segment_distance
+from robot.collision import Obstacle
 from robot.layout import KING, KING_SLOT, SIDES, Location, Slot, TableLayout, location_from_json, \
     location_to_json, side_of
 
@@ -227,9 +227,8 @@ class MotionPlanner:
 
         g: dict[int, float] = {START: 0.0}
         parent: dict[int, int] = {}
-        heap = [(h(START), 0.0, START)]
         closed: set[int] = set()
-        counter = itertools.count()
+        counter = itertools.count()               # tie-breaker: never compare node ids
         heap = [(h(START), next(counter), START)]
         while heap:
             _, _, cur = heapq.heappop(heap)
@@ -283,6 +282,8 @@ class MotionPlanner:
         lay = self.layout
         if piece is None:
             raise PlanError(f"no piece at {lay.name(src)} to carry")
+        if src == dst:
+            raise PlanError(f"{lay.name(src)} to itself is no move")
         if dst in places and dst != src:
             raise PlanError(f"{lay.name(dst)} is taken by {places[dst]}")
         a, b = lay.position(src), lay.position(dst)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import math
 import os
 import select
 import threading
@@ -41,7 +42,8 @@ from typing import Callable
 
 from calibration.config import Config
 from robot.grbl_codes import MAX_LINE_CHARS, PLANNER_BLOCKS, RX_BUFFER_SIZE
-from robot.kinematics import AxisLimits, Block, advance, junction_speed, make_block, replan
+from robot.kinematics import (AxisLimits, Block, advance, junction_speed, make_block, replan,
+                               trapezoid_time)
 from robot.layout import TableLayout
 from robot.sim_gcode import GcodeError, clean_line, parse_block, parse_jog
 from robot.table import MagnetWorld, Table
@@ -208,8 +210,8 @@ class GrblSimulator:
         self._master = self._slave = None
 
     def _drop_link(self) -> None:
+        self._power_up(initial=False)         # no USB power: outputs (the magnet) drop first
         self._close_pty()
-        self._power_up(initial=False)
         log.warning("simulated disconnect: controller unplugged")
         if self.on_disconnect is not None:
             self.on_disconnect()
@@ -284,14 +286,14 @@ class GrblSimulator:
         while self._running:
             with self._lock:
                 master = self._master
-                busy = bool(self._planner) or self._homing is not None or self._dwell_end is not None
+                wait = self._next_event_wall()
             if master is None:
                 time.sleep(0.01)
                 with self._lock:
                     self._t = self.clock()
                 continue
             try:
-                ready, _, _ = select.select([master], [], [], 0.002 if busy else 0.02)
+                ready, _, _ = select.select([master], [], [], wait)
             except (OSError, ValueError):
                 continue
             data = b""
@@ -317,6 +319,30 @@ class GrblSimulator:
                     self._status_requested = False
                     self._emit(self._status_report())
                 self._flush()
+
+    def _next_event_wall(self) -> float:
+        """Wall seconds to sleep: until the motion or dwell ends (so a waiting `ok` goes out
+        on time even at a high speed factor), at most 20 ms, at least 0.2 ms."""
+        if self._homing is not None:
+            return 0.002
+        sim_wait = math.inf
+        if self._dwell_end is not None:
+            sim_wait = self._dwell_end - self.clock()
+        elif self._planner:
+            sim_wait = self._time_to_empty() if not self._hold else 0.02 * self.speed_factor
+        if sim_wait == math.inf:
+            return 0.02
+        return min(0.02, max(0.0002, sim_wait / self.speed_factor))
+
+    def _time_to_empty(self) -> float:
+        """Simulated seconds until the planner has run dry, from the planned profiles."""
+        total, v = 0.0, self._speed
+        for b in self._planner:
+            rem = b.length - b.done
+            total += trapezoid_time(rem, b.nominal, b.accel, min(v, b.nominal),
+                                    min(b.exit, b.nominal))
+            v = b.exit
+        return total
 
     def _emit(self, line: str) -> None:
         self._out += line.encode("ascii") + b"\r\n"
@@ -835,7 +861,8 @@ class GrblSimulator:
             self.world.magnet_move(x, y)
 
     def _move_magnet_quiet(self) -> None:
-        """Magnet off: nothing to drag, but a world may want to know where the carriage is."""
+        """Magnet off: nothing to drag, but a world with a `carriage_at(x, y)` method is told
+        where the carriage is (board mm)."""
         mover = getattr(self.world, "carriage_at", None)
         if mover is not None:
             mover(*self.layout.to_board(self._physical()))
@@ -881,3 +908,11 @@ def _magnet_output(magnet_on: str) -> str:
     if "M3" in text or "M4" in text:
         return "spindle"
     raise ValueError(f"magnet-on command {magnet_on!r} drives neither M8 nor M3/M4")
+
+
+# The physical table lives in robot.table; it is re-exported here because a
+# simulation's camera renderer reads it together with the simulator.
+from robot.table import Collision, TablePiece  # noqa: E402
+
+__all__ = ["GrblSimulator", "Fault", "parse_faults", "FAULT_KINDS", "FIRMWARE_DEFAULTS",
+           "Table", "TablePiece", "Collision", "MagnetWorld"]

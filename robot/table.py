@@ -188,6 +188,12 @@ class Table:
             self._energised = False
             self._held = None
 
+    def carriage_at(self, x: float, y: float) -> None:
+        """Where the (switched-off) magnet is, for a renderer that draws the carriage."""
+        with self._lock:
+            if not self._energised:
+                self._magnet = (x, y)
+
     def _catch(self) -> None:
         x, y = self._magnet
         best, best_d = None, self.catch_radius

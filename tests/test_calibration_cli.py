@@ -276,6 +276,7 @@ def test_camera_command_from_a_folder_saves_intrinsics(tmp_path):
     saved = load_config(cfg_path).camera
     assert saved.camera_matrix[0][0] == pytest.approx(860.0, rel=0.02)
     assert len(saved.distortion) == 5 and saved.distortion[0] == pytest.approx(-0.1, abs=0.03)
+    assert saved.calibration_size == (1280, 720)
     assert load_config(str(cfg_path) + ".bak") == Config()
 
 
@@ -319,22 +320,37 @@ def test_camera_command_from_a_video_file(tmp_path):
     assert fx == pytest.approx(860.0, rel=0.03)
 
 
-def test_keyboard_jogging_reads_keys_from_a_terminal():
+def test_keyboard_jogging_reads_keys_from_a_terminal(capsys):
     import os
     import pty
+    import termios
 
-    from calibration.cli import _tty_commands
+    from calibration.cli import TerminalKeys
 
     master, slave = pty.openpty()
     try:
+        before = termios.tcgetattr(slave)
         with os.fdopen(slave, "r", closefd=False) as terminal:
             assert terminal.isatty()
-            os.write(master, b"\x1b[C3w1\x1b[Da\nxq")
-            commands = _tty_commands(terminal)
-            got = [next(commands) for _ in range(6)]
-            commands.close()                                  # restores the terminal settings
+            with TerminalKeys(terminal) as keys:
+                os.write(master, b"\x1b[C3w1\x1b[Da\nxq")
+                commands = iter(keys)
+                got = [next(commands) for _ in range(7)]
+        assert termios.tcgetattr(slave) == before          # the terminal is left as it was found
     finally:
         os.close(master)
         os.close(slave)
     assert got == [("jog", 1.0, 0.0), ("jog", 0.0, 10.0), ("jog", -0.1, 0.0), ("jog", -0.1, 0.0),
-                   ("ok", 0.0, 0.0), ("skip", 0.0, 0.0)]
+                   ("ok", 0.0, 0.0), ("skip", 0.0, 0.0), ("quit", 0.0, 0.0)]
+    assert "step 10 mm" in capsys.readouterr().out
+
+
+def test_gantry_refuses_bad_squares_before_touching_the_port(tmp_path, capsys):
+    code, _ = run(["gantry", "--port", str(tmp_path / "no-port"), "--squares", "b2,z99,c3"])
+    assert code == 1
+    assert capsys.readouterr().err.startswith("tafl-calibrate: --squares: ")
+    code, _ = run(["gantry", "--port", str(tmp_path / "no-port"), "--squares", "b2,c3"])
+    assert "at least 3 reference squares" in capsys.readouterr().err
+    code, _ = run(["gantry", "--port", str(tmp_path / "no-port")])
+    assert code == 1
+    assert "cannot open gantry port" in capsys.readouterr().err

@@ -239,7 +239,7 @@ def test_save_refuses_invalid_config_and_changes_nothing(tmp_path):
     cfg.board = "board-99"
     with pytest.raises(ConfigError) as exc:
         save_config(cfg, path)
-    assert [p.key for p in exc.value.problems] == ["gantry.scale"]
+    assert [p.key for p in exc.value.problems] == ["gantry.scale", "board"]
     assert snapshot(tmp_path) == before
 
 
@@ -290,3 +290,43 @@ def test_variants_must_exist_and_one_must_fit_the_installed_board(tmp_path):
         load_config(path)
     assert messages(exc) == [f"{path}: kiosk.variants: expected at least one variant played on the "
                              "installed board-9 (9x9: tablut), got ['copenhagen', 'york'] (an array of 2)"]
+
+
+def test_save_into_read_only_directory_is_a_clear_error(tmp_path, monkeypatch):
+    # The tests may run as root, who may write anywhere: the refusal is simulated at its source.
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("calibration.config_file.tempfile.mkstemp", refuse)
+    with pytest.raises(ConfigError) as exc:
+        save_config(Config(), tmp_path / "config.toml")
+    assert messages(exc) == [f"{tmp_path / 'config.toml'}: expected a directory this user may write "
+                             f"({tmp_path}), got permission denied"]
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file away")
+def test_saving_as_root_keeps_the_owner(tmp_path):
+    path = tmp_path / "config.toml"
+    save_config(Config(), path)
+    os.chown(path, 4321, 4322)
+    os.chmod(path, 0o660)
+    save_config(Config(), path)
+    st = path.stat()
+    assert (st.st_uid, st.st_gid, stat.S_IMODE(st.st_mode)) == (4321, 4322, 0o660)
+
+
+def test_cross_field_problems_come_with_the_others_unless_they_depend_on_them(tmp_path):
+    path = write(tmp_path, """
+board = "board-13"
+[gantry]
+rotation_deg = 400
+[engine]
+default_level = "insane"
+[engine.levels.hard]
+time_s = -1
+""")
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    # board-13 is reported; default_level is not, as [engine] itself has a broken value
+    assert [p.key for p in exc.value.problems] == ["gantry.rotation_deg", "engine.levels.hard.time_s", "board"]

@@ -303,3 +303,14 @@ def test_vision_renderer_museum_frame_with_pieces_is_located_within_1mm(seed):
     # The grid measurement agrees with the truth to within 0.6 mm; 0.35 mm of that is the
     # renderer drawing its grid lines half a texture pixel (0.25 mm in x and y) off the markers.
     assert np.nanmax(np.abs(result.square_errors_mm - errors)) < 0.6
+
+
+def test_frame_size_other_than_the_lens_calibration_is_a_problem():
+    cam = make_camera(CENTRE, 700.0, 10.0, 0.0, 0.0)
+    config = calibrated_config(cam)
+    config.camera.calibration_size = (1920, 1080)
+    result = check_board(render(board_texture(config), cam), config)
+    assert any(p.startswith("the frame is 1280x720 but the lens was calibrated at 1920x1080")
+               for p in result.problems), result.problems
+    config.camera.calibration_size = (1280, 720)
+    assert check_board(render(board_texture(config), cam), config).ok

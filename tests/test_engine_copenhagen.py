@@ -198,6 +198,39 @@ def test_edge_fort_needs_walls_that_can_never_be_captured() -> None:
     assert b.outcome() is None, "e3 can be taken from d3 and f3"
 
 
+# The king on a5 with room on b5 (CSV line 858): the wall piece c5 has no wall on c4 or
+# c6, but the defender on c4, just outside the wall, is guarded by the walls b4 and c5.
+FORT_858 = dict(t="c6 a7 a3 b2 j9", T="a4 a6 b4 b6 c5", K="b5", turn="defenders")
+
+
+def test_edge_fort_wall_guarded_by_an_uncapturable_defender_outside_it() -> None:
+    b = pos(**{**FORT_858, "T": FORT_858["T"] + " c4"})
+    play(b, "b5-a5")
+    assert b.outcome() == Outcome(Side.DEFENDERS, "edge_fort")
+
+
+def test_edge_fort_not_without_the_guard_outside_the_wall() -> None:
+    b = pos(**{**FORT_858, "T": FORT_858["T"] + " h4"})
+    play(b, "b5-a5")
+    assert b.outcome() is None, "c5 can be taken from c4 (c6 is an attacker)"
+
+
+# A guard outside the wall that can itself be captured protects nothing. Next to a wall
+# in play, such a guard is always flanked by two wall pieces; only a hostile square inside
+# the fort (the empty throne) leaves it open, which takes more than 12 defenders: a
+# set-up position. The corridor f1-f6 runs to the throne; wall f7 stands between the
+# throne and its guard f8, and f8 can be taken from e8 and g8 unless e8 guards it.
+THRONE_FORT = "e1 e2 e3 e4 e5 e6 g1 g2 g3 g4 g5 g6 f7 e7 g7 d6 d7 h6 h7 j8"
+
+
+@pytest.mark.parametrize(("extra", "fort"), [("e8", True), ("", False)])
+def test_edge_fort_not_when_the_guard_outside_can_be_captured(extra: str, fort: bool) -> None:
+    b = pos(t="b10 k9", T=f"{THRONE_FORT} {extra}", K="f1", turn="defenders")
+    play(b, "j8-f8")
+    assert (b.outcome() == Outcome(Side.DEFENDERS, "edge_fort")) is fort
+    assert fort or b.outcome() is None
+
+
 def test_edge_fort_needs_a_king_that_can_move() -> None:
     b = pos(t="b9 j9", T="d1 e2 f4", K="e1", turn="defenders")
     play(b, "f4-f1")

@@ -5,11 +5,10 @@ import os
 import time
 
 import pytest
-import serial
 
 from calibration.config import Config
 from robot.grbl import (GrblAlarm, GrblCommandError, GrblDisconnected, GrblDriver,
-                        GrblProtocolError, LineTooLong, parse_status)
+                        GrblProtocolError, GrblReset, LineTooLong, parse_status)
 from robot.grbl_codes import RT_SOFT_RESET
 from robot.simulator import GrblSimulator, parse_faults
 from robot.sim_gcode import GcodeError, clean_line, parse_block, parse_jog
@@ -75,7 +74,7 @@ def test_soft_reset_brings_the_banner_back(grbl):
 
 def test_reset_in_motion_raises_alarm_3_and_locks(grbl):
     homed(grbl)
-    grbl.send("G1X400Y300F600")                    # slow: still moving when we reset
+    grbl.send("G1X400Y300F300")                    # 100 s of motion: still moving at reset
     assert grbl.status().state == "Run"
     grbl.soft_reset()
     assert "ALARM:3" in grbl.messages
@@ -129,13 +128,30 @@ def test_error_codes_carry_their_meaning(grbl, line, code):
     assert f"error:{code}" in str(err.value) and line in str(err.value)
 
 
-def test_overlong_line_refused_before_sending_and_by_grbl(sim, grbl):
+def test_overlong_line_refused_before_sending():
     with pytest.raises(LineTooLong):
-        grbl.send("G0X1" + "0" * 80)
-    # spaces do not count, as in GRBL's pre-parser
-    grbl.check_line("G0 " + " X1" * 30)
-    # a raw overlong line reaching the controller is answered with error:11
-    assert clean_line("G0X" + "1" * 90)[1] is True
+        GrblDriver.check_line("G0X1" + "0" * 80)
+    GrblDriver.check_line("G0 " + " X1" * 30)      # spaces do not count, as in GRBL's pre-parser
+    assert clean_line("g0 x1 (comment) ; tail") == ("G0X1", False)
+
+
+def test_raw_wire_overlong_line_and_rx_buffer(sim):
+    import serial
+    raw = serial.serial_for_url(sim.port, timeout=2)
+    try:
+        assert raw.readline().strip() == b"Grbl 1.1h ['$' for help]"    # from power-up
+        assert raw.readline().strip() == b"[MSG:'$H'|'$X' to unlock]"
+        raw.write(b"G4P0" + b"0" * 80 + b"\n")      # 85 significant characters
+        assert raw.readline().strip() == b"error:11"
+        raw.write(b"$10=2\n")                      # status with buffer state
+        assert raw.readline().strip() == b"ok"
+        raw.write(b"?")
+        assert b"|Bf:15,128|" in raw.readline()
+    finally:
+        raw.close()
+
+
+def test_jog_and_gcode_parsers():
     with pytest.raises(GcodeError) as err:
         parse_jog("G91X10")
     assert err.value.code == 22
@@ -154,7 +170,7 @@ def test_status_parser_reads_every_field():
 # ---------------------------------------------------------------- motion and completion
 def test_ok_means_planned_and_sync_means_done(sim, grbl):
     homed(grbl)
-    grbl.send("G1X300Y200F3000")                   # ~7 s of motion in real time
+    grbl.send("G1X300Y200F300")                    # 72 s of motion in real time
     st = grbl.status()
     assert st.state == "Run" and st.mpos[:2] != (300.0, 200.0)
     grbl.sync()                                    # G4 P0.01 is answered after the motion
@@ -185,7 +201,7 @@ def test_motion_takes_the_trapezoid_time_in_simulated_seconds(sim, grbl):
 
 def test_feed_hold_and_resume(grbl):
     homed(grbl)
-    grbl.send("G1X300F1500")                      # 12 s of motion in real time
+    grbl.send("G1X300F300")                       # 60 s of motion in real time
     while grbl.position()[0] < 10:
         pass
     grbl.feed_hold()
@@ -205,7 +221,7 @@ def test_jog_and_jog_cancel(grbl):
     homed(grbl)
     grbl.jog(25.0, 10.0, 2000)
     assert grbl.position() == (25.0, 10.0)
-    grbl.send("$J=G91X300F600")
+    grbl.send("$J=G91X300F300")
     assert grbl.status().state == "Jog"
     grbl.jog_cancel()
     st = grbl.wait_idle(poll_s=0.01)
@@ -239,6 +255,8 @@ def test_alarm_mid_move_stops_and_switches_the_magnet_off(sim, grbl):
     assert sim.world.magnet[2] is False            # GRBL's reset kills coolant = magnet
     x = sim.machine_position[0]
     assert 150 < x < 250                           # stopped half way
+    with pytest.raises(GrblAlarm):                 # GRBL would ignore it: fail at once
+        grbl.send("G0X10")
     grbl.soft_reset()
     assert grbl.status().state == "Alarm"
     grbl.home()
@@ -317,3 +335,21 @@ def test_realtime_bytes_are_single_bytes(grbl):
     grbl.realtime(RT_SOFT_RESET)
     with pytest.raises(ValueError):
         grbl.check_line("G0X1?")                  # '?' inside a line would act at once
+
+
+def test_a_reset_between_two_lines_fails_the_stream(sim, grbl):
+    homed(grbl)
+    real_send = grbl.send
+
+    def send_then_reset(line, timeout=None):
+        out = real_send(line, timeout)
+        if line == "M8":
+            grbl.soft_reset()             # as another thread's make_safe() would
+        return out
+
+    grbl.send = send_then_reset
+    with pytest.raises(GrblReset):
+        grbl.stream(["M8", "G4P0.01", "G1X40F1000"])
+    grbl.send = real_send
+    assert sim.world.magnet[2] is False
+    assert grbl.position() == (0.0, 0.0)          # the drag after the reset never ran

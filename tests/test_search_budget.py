@@ -43,6 +43,18 @@ def test_hard_stops_inside_its_budget_by_the_clock(variant: str) -> None:
     assert board.ply == 0   # the board is restored after an interrupted search
 
 
+@pytest.mark.parametrize("step", [0.0021, 0.0013, 0.0007, 0.0003])
+def test_an_interrupted_search_restores_the_board_exactly(step: float) -> None:
+    # different clock steps interrupt the search in different places (null moves,
+    # reduced searches, the root); the position, hash and history must survive
+    board = Board("copenhagen")
+    for m in ("d1-d3", "f4-c4", "h1-h3", "d6-d5"):
+        board.push(board.parse_move(m))
+    before = (board.position_otn(), board.zobrist_hash(), board.turn, board.ply, dict(board._rep))
+    Searcher(board, replace(get_level("hard"), time_s=0.4), seed=3, clock=StepClock(step)).search()
+    assert (board.position_otn(), board.zobrist_hash(), board.turn, board.ply, dict(board._rep)) == before
+
+
 def test_the_clock_is_read_often_enough() -> None:
     # between two reads at most CHECK_EVERY nodes run: with the step clock the
     # number of reads bounds the nodes searched

@@ -6,8 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from kiosk.i18n import HERE, Texts, key_differences, load_catalog
+from kiosk.i18n import HERE, Texts, available_languages, key_differences, load_catalog
+from kiosk.ui.game import ANNOUNCE_KINDS
+from kiosk.ui.match import MATCH_FORMATS
 from kiosk.ui.rules_content import STEPS
+from kiosk.ui.staff import StaffScreen
 
 UI = Path(__file__).resolve().parents[1] / "kiosk" / "ui"
 
@@ -55,7 +58,19 @@ def test_generated_keys_exist():
     wanted += [f"messages.{key}" for key in CONTROLLER_MESSAGES]
     wanted += [f"reasons.{r}" for r in ("king_escaped", "king_captured", "edge_fort", "encirclement",
                                         "repetition", "no_moves", "resigned", "ended")]
-    wanted += [f"announce.{a}" for a in ("raichi", "tuichu", "king_threatened", "shieldwall", "edge_fort")]
+    wanted += [f"announce.{a}" for a in ANNOUNCE_KINDS]
+    wanted += [f"robot.{s}" for s in ("thinking", "setup", "clearing", "verify", "robot_moving", "moving", "parking",
+                                      "placing")]
+    wanted += [f"start.{page}.title" for page in ("variant", "format", "side", "level")]
+    wanted += [f"start.format.{fmt}.{k}" for fmt in MATCH_FORMATS for k in ("name", "text")]
+    wanted += [f"staff.page_{page}" for page in StaffScreen.PAGES]
+    wanted += [f"game.confirm_{what}{suffix}" for what in ("resign", "end") for suffix in ("", "_yes")]
+    wanted += [f"game.{k}_{who}" for k in ("captured", "captured_short", "last_move") for who in ("you", "robot")]
+    wanted += [f"rewards.{k}_{name}" for k in ("title", "unlocked", "name") for name in ("colours", "shaded", "crown")]
+    wanted += [f"match.edge_{edge}" for edge in ("north", "south", "east", "west")]
+    wanted += [f"sides.{side}.{k}" for side in ("attackers", "defenders") for k in ("name", "text")]
+    wanted += [f"language.name_{code}" for code in available_languages()]
+    wanted += [f"staff.level_{k}_{d}" for k in ("time", "depth") for d in ("less", "more")]
     assert sorted(set(wanted) - set(english)) == []
 
 

@@ -46,6 +46,8 @@ PAIRS = {
     "primary vs danger button": (palette.PRIMARY, palette.DANGER),
     "primary vs secondary button": (palette.PRIMARY, palette.SECONDARY),
     "legal-move dot on wood": (palette.DOT, WOOD),
+    "legal-move dot (black) on wood": (palette.BLACK, WOOD),
+    "legal-move dot (purple) on wood": (palette.REDDISH_PURPLE, WOOD),
     "last move on wood": (palette.LAST_MOVE, WOOD),
     "selection on wood": (palette.SELECTED, WOOD),
     "put-here ring on wood": (palette.GOOD, WOOD),
@@ -76,3 +78,12 @@ def test_assumed_panels_and_targets():
     assert 4 < other.px_per_mm < 7
     with pytest.raises(ValueError, match="too small"):
         Layout.for_size((100, 100))
+
+
+def test_dots_never_look_like_the_pieces_of_the_chosen_scheme():
+    for scheme in palette.piece_schemes((45, 30, 22), (235, 225, 200), (212, 175, 55)):
+        dot = palette.dot_colour(scheme)
+        assert dot in palette.DOT_CANDIDATES
+        for piece in (scheme.attacker, scheme.defender):
+            assert delta_e(dot, piece, None) >= 25, (scheme.key, dot, piece)
+    assert palette.dot_colour(palette.piece_schemes((45, 30, 22), (235, 225, 200), (212, 175, 55))[0]) == palette.DOT

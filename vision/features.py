@@ -9,12 +9,14 @@ away from the camera's nadir by h / (Z - h).
 
 Features per square (FEATURE_NAMES):
   lum        log(top brightness / wood brightness)        dark attacker << 0
-  blue       log(B/R) of the top minus the wood's          ivory > 0, gold < 0
-  green      log(G/R) of the top minus the wood's
+  blue       log(B/R) of the top minus the surrounding wood's   ivory > 0, gold < 0
+  green      log(G/R) of the top minus the surrounding wood's
   ring       log(brightness just outside the piece / wood) side wall, shadow
   edge       gradient strength on the piece's outline / wood brightness
   gold       a low percentile of the per-pixel `blue` in the top   crown
   texture    brightness spread inside the top / wood brightness
+  contrast   (top - wood) / (wood - grid line) brightness: unchanged by glare
+             that adds light as well as by light that multiplies it
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from calibration.config import PieceConfig
 from calibration.geometry import BoardGeometry
 from vision.rectify import RectifiedFrame
 
-FEATURE_NAMES = ("lum", "blue", "green", "ring", "edge", "gold", "texture")
+FEATURE_NAMES = ("lum", "blue", "green", "ring", "edge", "gold", "texture", "contrast")
 
 
 def _disc(radius_px: float) -> np.ndarray:
@@ -52,6 +54,7 @@ class SquareFeatures:
     values: np.ndarray        # (squares, len(FEATURE_NAMES))
     wood_lum: np.ndarray      # (squares,) grey level of the bare wood
     top_px: np.ndarray        # (squares, 2) rectified pixel where each top was sampled
+    saturated: np.ndarray     # (squares,) bool: wood and top both blown out by glare
 
 
 class FeatureExtractor:
@@ -66,7 +69,7 @@ class FeatureExtractor:
         self.radius_mm = r
         self.disc = _disc(0.55 * r * s)
         self.gold_disc = _disc(0.7 * r * s)
-        self.ring = _annulus(1.3 * r * s, 1.65 * r * s)
+        self.ring = _annulus(1.3 * r * s, 1.65 * r * s)[::2]
         ang = np.linspace(0, 2 * np.pi, 32, endpoint=False)
         self.circle = np.stack([np.cos(ang), np.sin(ang)], 1) * r * s
         d = geometry.pitch / 2 - max(4.0, 0.15 * geometry.pitch)
@@ -74,6 +77,18 @@ class FeatureExtractor:
         corners = np.array([[d, d], [d, -d], [-d, d], [-d, -d]]) * s
         self.corner_offsets = np.concatenate([patch + np.round(c).astype(int) for c in corners])
         self.patch_len = len(patch)
+        # points on the grid lines round the square, near its corners, with
+        # samples across each line (the darkest of three is the line)
+        h = geometry.pitch / 2
+        line_pts, across = [], []
+        for sx in (-1, 1):
+            for sy in (-1, 1):
+                for dd in (0.1 * geometry.pitch, 0.15 * geometry.pitch):
+                    line_pts.append((sx * (h - dd), sy * h)); across.append((0, 1))
+                    line_pts.append((sx * h, sy * (h - dd))); across.append((1, 0))
+        line_pts = np.array(line_pts) * np.array([s, -s])
+        across = np.array(across, np.float64)
+        self.line_bands = [np.round(line_pts + across * k).astype(int) for k in (-1.5, 0.0, 1.5)]
         n = geometry.size
         self.centres_mm = np.array([geometry.square_center(sq) for sq in range(n * n)], np.float64)
         self.centres_px = frame.to_px(self.centres_mm)
@@ -88,18 +103,21 @@ class FeatureExtractor:
         return self.frame.to_px(top_mm)
 
     def _gather(self, img: np.ndarray, centres: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """Pixels at centre + offset for every square: (squares, offsets[, channels]), as float32."""
         n = img.shape[0]
         c = np.round(centres).astype(np.int32)
         cols = np.clip(c[:, None, 0] + offsets[None, :, 0], 0, n - 1)
         rows = np.clip(c[:, None, 1] + offsets[None, :, 1], 0, n - 1)
-        return img[rows, cols]
+        flat = img.reshape(n * n, -1) if img.ndim == 3 else img.reshape(-1)
+        out = flat[rows * n + cols]
+        return out.astype(np.float32) + 1.0
 
     def extract(self, rect_bgr: np.ndarray, camera_center: np.ndarray | None) -> SquareFeatures:
-        img = rect_bgr.astype(np.float32) + 1.0
-        gray = cv2.cvtColor(rect_bgr, cv2.COLOR_BGR2GRAY).astype(np.float32) + 1.0
-        gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3)
-        gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3)
-        grad = cv2.magnitude(gx, gy)
+        img = rect_bgr
+        gray = cv2.cvtColor(rect_bgr, cv2.COLOR_BGR2GRAY)
+        gx = cv2.Sobel(gray, cv2.CV_16S, 1, 0, ksize=3)
+        gy = cv2.Sobel(gray, cv2.CV_16S, 0, 1, ksize=3)
+        grad = cv2.add(cv2.convertScaleAbs(gx), cv2.convertScaleAbs(gy))
         tops = self.top_centres(camera_center)
         lum_w = np.array([0.114, 0.587, 0.299], np.float32)
 
@@ -115,17 +133,24 @@ class FeatureExtractor:
         top = np.median(disc, 1)
         top_lum = top @ lum_w
         disc_lum = disc @ lum_w
-        ring_lum = np.median(self._gather(gray, tops, self.ring), 1)
+        ring = self._gather(img, tops, self.ring)
+        ring_bgr = np.median(ring, 1)
+        ring_lum = np.median(ring @ lum_w, 1)
         edge_pts = np.concatenate([tops[:, None, :] + self.circle[None], self.centres_px[:, None, :] + self.circle[None]], 1)
         n = grad.shape[0]
         ec = np.clip(np.round(edge_pts).astype(np.int32), 0, n - 1)
-        edge = grad[ec[..., 1], ec[..., 0]].mean(1)
+        edge = grad[ec[..., 1], ec[..., 0]].mean(1).astype(np.float32)
 
         gdisc = self._gather(img, tops, self.gold_disc)
         pix_blue = np.log(gdisc[..., 0]) - np.log(gdisc[..., 2])
-        ref_blue = np.log(mid[:, 0]) - np.log(mid[:, 2])
-        ref_green = np.log(mid[:, 1]) - np.log(mid[:, 2])
+        # chroma of the wood right round the piece: the corner patches sit next
+        # to other squares' colours, which camera chroma subsampling smears in
+        ref_blue = np.log(ring_bgr[:, 0]) - np.log(ring_bgr[:, 2])
+        ref_green = np.log(ring_bgr[:, 1]) - np.log(ring_bgr[:, 2])
         gold = np.percentile(pix_blue, 15, axis=1) - ref_blue
+
+        line_lum = np.median(np.minimum.reduce([self._gather(gray, self.centres_px, b) for b in self.line_bands]), 1)
+        contrast = (top_lum - ref_lum) / np.maximum(ref_lum - line_lum, 0.3 * ref_lum)
 
         values = np.stack([
             np.log(top_lum / ref_lum),
@@ -135,5 +160,7 @@ class FeatureExtractor:
             edge / ref_lum,
             gold,
             disc_lum.std(1) / ref_lum,
+            contrast,
         ], 1).astype(np.float64)
-        return SquareFeatures(values=values, wood_lum=ref_lum - 1.0, top_px=tops)
+        saturated = (mid.min(1) > 246) & (top.min(1) > 246)      # every channel clipped: pure white
+        return SquareFeatures(values=values, wood_lum=ref_lum - 1.0, top_px=tops, saturated=saturated)

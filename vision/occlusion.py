@@ -28,7 +28,7 @@ class GridChecker:
     """Measures how well each crossing of the grid lines can be seen."""
 
     def __init__(self, geometry: BoardGeometry, frame: RectifiedFrame, hidden_ratio: float = 0.93,
-                 min_patch: int = 5):
+                 min_patch: int = 3):
         self.n = geometry.size + 1
         self.hidden_ratio = hidden_ratio
         self.min_patch = min_patch

@@ -73,23 +73,27 @@ class BoardReader:
     def size(self) -> int:
         return self.geometry.size
 
-    def locate(self, image: np.ndarray) -> tuple[BoardView, np.ndarray]:
-        """The board's pose and its rectified picture; raises NotReadable."""
+    def locate(self, image: np.ndarray, track: bool = True) -> tuple[BoardView, np.ndarray]:
+        """The board's pose and its rectified picture; raises NotReadable.
+
+        `track` looks for the markers near their last places first (a live
+        camera); pass False for unrelated images.
+        """
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
         small = gray[::8, ::8]
         if float(np.percentile(small, 95)) < DARK_FRAME_LEVEL:
             raise NotReadable("too dark")
-        view = self.localiser.locate(gray)
+        view = self.localiser.locate(gray, track=track)
         K = self.localiser.K
         dist = self.localiser.dist
         rect = rectify(image, view.H, self.frame, K, dist)
         return view, rect
 
-    def read(self, image: np.ndarray) -> Reading:
+    def read(self, image: np.ndarray, track: bool = True) -> Reading:
         """Read one BGR frame; raises NotReadable with the reason."""
         if image is None or image.ndim != 3 or image.shape[2] != 3:
             raise ValueError("expected a BGR colour image")
-        view, rect = self.locate(image)
+        view, rect = self.locate(image, track=track)
         rect_gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
         if self.grid.occluded(self.grid.check(rect_gray)):
             raise NotReadable("hand over board")
@@ -97,6 +101,9 @@ class BoardReader:
         if float(np.median(feats.wood_lum)) < DARK_WOOD_LEVEL:
             raise NotReadable("too dark")
         probs = self.classifier.probabilities(feats.values)
+        blown = feats.saturated
+        if blown.any():                 # glare: the camera saw pure white, nothing to judge by
+            probs[blown] = 1.0 / probs.shape[1]
         return Reading(probabilities=probs, features=feats, view=view, rectified=rect, size=self.size)
 
     def learn(self, reading: Reading, pieces: dict[int, str] | str) -> None:

@@ -277,12 +277,14 @@ def _draw_arm(image: np.ndarray, cam: CameraModel, geo: BoardGeometry, rng) -> N
     entry = {0: (rng.uniform(0, w), -40), 1: (w + 40, rng.uniform(0, h)),
              2: (rng.uniform(0, w), h + 40), 3: (-40, rng.uniform(0, h))}[int(side)]
     entry = np.array(entry, np.float64)
-    scale = np.linalg.norm(cam.project(np.array([[0, 0, 60.0], [10, 0, 60.0]])) @ np.array([1, -1]))
+    ends = cam.project(np.array([[tx, ty, 60.0], [tx + 10, ty, 60.0]]))
+    scale = float(np.linalg.norm(ends[1] - ends[0]))        # pixels per 10 mm at the hand
     width = 80 * scale / 10 * rng.uniform(0.9, 1.2)     # an arm about 80 mm wide
     direction = (tip - entry) / np.linalg.norm(tip - entry)
     normal = np.array([-direction[1], direction[0]])
     wrist = tip - direction * 70 * scale / 10
-    skin = np.array([rng.uniform(60, 170), rng.uniform(90, 190), rng.uniform(130, 235)])
+    tone = rng.uniform()
+    skin = (np.array([185, 205, 240]) * (1 - tone) + np.array([55, 80, 120]) * tone) * rng.uniform(0.92, 1.08, 3)
     sleeve = rng.uniform(30, 200, 3)
     shadow_shift = np.array(rng.normal(0, 1, 2)) * 40 * scale / 10
     arm_poly = np.array([entry + normal * width * 0.6, wrist + normal * width * 0.45,
@@ -291,7 +293,7 @@ def _draw_arm(image: np.ndarray, cam: CameraModel, geo: BoardGeometry, rng) -> N
     cv2.fillConvexPoly(mask, (arm_poly + shadow_shift).astype(np.int32), 255)
     cv2.ellipse(mask, tuple(int(v) for v in tip + shadow_shift), (int(width * 0.55), int(width * 0.7)),
                 math.degrees(math.atan2(direction[1], direction[0])) + 90, 0, 360, 255, -1)
-    shadow = cv2.GaussianBlur(mask, (0, 0), width * 0.3).astype(np.float32) / 255
+    shadow = _soft(mask, width * 0.3)
     image[:] = (image * (1 - 0.5 * shadow[..., None])).astype(np.uint8)
     cv2.fillConvexPoly(image, arm_poly.astype(np.int32), tuple(float(v) for v in sleeve), cv2.LINE_AA)
     cv2.ellipse(image, tuple(int(v) for v in tip), (int(width * 0.5), int(width * 0.65)),
@@ -305,8 +307,17 @@ def _draw_arm(image: np.ndarray, cam: CameraModel, geo: BoardGeometry, rng) -> N
     # cylindrical shading across the arm
     shade = np.zeros((h, w), np.float32)
     cv2.fillConvexPoly(shade, (arm_poly + normal * width * 0.3).astype(np.int32), 1.0)
-    shade = cv2.GaussianBlur(shade, (0, 0), width * 0.2)
+    shade = _soft(shade, width * 0.2)
     image[:] = np.clip(image * (1 - 0.25 * shade[..., None]), 0, 255).astype(np.uint8)
+
+
+def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
+    """A wide Gaussian blur done at quarter resolution (soft shadows need no detail)."""
+    h, w = mask.shape[:2]
+    small = cv2.resize(mask.astype(np.float32), (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (0, 0), max(0.5, sigma / 4))
+    out = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    return out / 255.0 if mask.dtype == np.uint8 else out
 
 
 def _damage(image: np.ndarray, rng, cond) -> np.ndarray:

@@ -14,6 +14,7 @@ import numpy as np
 
 from calibration.config import Config
 from vision.classifier import MODEL_PATH, SquareClassifier
+from vision.features import FEATURE_NAMES
 from vision.labelled import labelled_frames
 from vision.localise import NotReadable
 from vision.position import SquareClass
@@ -24,7 +25,8 @@ TRAIN_SEED0 = 5_000_000
 
 def collect(frames: int, config: Config | None = None) -> tuple[np.ndarray, np.ndarray]:
     config = config or Config()
-    placeholder = SquareClassifier(np.zeros((4, 7)), np.array([np.eye(7)] * 4), np.full(4, 0.25))
+    d = len(FEATURE_NAMES)
+    placeholder = SquareClassifier(np.zeros((4, d)), np.array([np.eye(d)] * 4), np.full(4, 0.25))
     readers = {b: BoardReader(config, b, classifier=placeholder) for b in ("board-11", "board-9")}
     X, y = [], []
     for lf in labelled_frames(range(TRAIN_SEED0, TRAIN_SEED0 + frames), ("clean", "museum", "hard", "museum")):

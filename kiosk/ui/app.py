@@ -169,24 +169,102 @@ class KioskApp:
                                    lay.font_body * 3 - lay.gap), lay.font_body, align="center")
 
 
+class FrameLimiter:
+    """Paces the loop at ``fps`` on a fixed schedule, so one late wake-up is made up by the next frame.
+
+    pygame's Clock.tick sleeps a whole frame after every frame, so each
+    oversleep on a busy machine is lost for good (about 52 fps measured on
+    the shared development machine); a schedule keeps the average at 60.
+    """
+
+    def __init__(self, fps: float = FPS, clock: Callable[[], float] = time.perf_counter,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.period = 1.0 / fps
+        self.clock = clock
+        self.sleep = sleep
+        self.next = clock() + self.period
+
+    def wait(self) -> None:
+        now = self.clock()
+        if now < self.next:
+            self.sleep(self.next - now)
+            self.next += self.period
+        elif now - self.next > self.period:
+            self.next = now + self.period       # far behind (a stall): start a new schedule
+        else:
+            self.next += self.period
+
+
 def run_app(controller: Any, config: Any, world: Any = None, size: tuple[int, int] = (1280, 800),
             fullscreen: bool = False, max_frames: int | None = None) -> None:
     """Open the window and run the kiosk until QUIT (or ``max_frames`` frames, for tests and benchmarks)."""
     pygame.display.init()
     pygame.font.init()
     flags = pygame.FULLSCREEN if fullscreen else 0
-    display = pygame.display.set_mode(size, flags)
     pygame.display.set_caption("Tafl kiosk")
+    display = pygame.display.set_mode(size, flags)
     if fullscreen:
         pygame.mouse.set_visible(False)
     app = KioskApp(controller, config, world=world, size=size, surface=display)
-    frame_clock = pygame.time.Clock()
+    limiter = FrameLimiter()
     try:
         while not app.ctx.quit_requested:
             app.step()
             pygame.display.flip()
             if max_frames is not None and app.frames >= max_frames:
                 break
-            frame_clock.tick(FPS)
+            limiter.wait()
     finally:
         pygame.display.quit()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Open the real window on a still controller (the attract screen, no game) for window checks.
+
+    ``python -m kiosk.ui.app --size 800x480 --seconds 8 --dump DIR`` runs the
+    loop for that long, then saves the last frame of the real window and the
+    name of the screen it ended on into DIR. The Xvfb test clicks it with
+    xdotool meanwhile.
+    """
+    import argparse
+    from pathlib import Path
+
+    from calibration.config import Config
+
+    from kiosk.ui.screenshots import StillController, idle_view
+
+    parser = argparse.ArgumentParser(prog="python -m kiosk.ui.app")
+    parser.add_argument("--size", default="1280x800", help="WIDTHxHEIGHT")
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--dump", help="directory for final.png and screen.txt")
+    parser.add_argument("--until-screen", help="stop early once this screen shows (and has been drawn)")
+    args = parser.parse_args(argv)
+    try:
+        width, height = (int(part) for part in args.size.lower().split("x"))
+    except ValueError:
+        parser.error(f"--size must look like 1280x800, not {args.size!r}")
+    pygame.display.init()
+    pygame.font.init()
+    pygame.display.set_caption("Tafl kiosk")
+    display = pygame.display.set_mode((width, height))
+    app = KioskApp(StillController(idle_view()), Config(), size=(width, height), surface=display)
+    limiter = FrameLimiter()
+    end = time.monotonic() + args.seconds
+    print("window open", flush=True)
+    while time.monotonic() < end and not app.ctx.quit_requested:
+        app.step()
+        pygame.display.flip()
+        if args.until_screen and app.screen_name == args.until_screen:
+            break
+        limiter.wait()
+    if args.dump:
+        out = Path(args.dump)
+        out.mkdir(parents=True, exist_ok=True)
+        pygame.image.save(display, str(out / "final.png"))
+        (out / "screen.txt").write_text(app.screen_name + "\n")
+    pygame.display.quit()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

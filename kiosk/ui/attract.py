@@ -13,6 +13,7 @@ from typing import Any
 
 import pygame
 
+from engine import Board
 from kiosk.ui import palette
 from kiosk.ui.board_view import BoardGeometry, draw_board, draw_capture_mark, draw_piece, draw_pieces, outline_square
 from kiosk.ui.context import BaseScreen, UiContext
@@ -33,8 +34,6 @@ class Replay:
     """Steps through a list of moves on an engine Board, restarting at the end."""
 
     def __init__(self, variant: str, moves: list[Any]) -> None:
-        from engine import Board
-
         self.variant = variant
         self.moves = moves
         self.board = Board(variant)
@@ -63,12 +62,12 @@ class Replay:
 
 
 def make_replay(ctx: UiContext) -> Replay | None:
-    """The last game played here if there was one, else the demo game; None without an engine."""
+    """The last game played here if there was one, else the demo game; None if it cannot be replayed."""
     try:
         if ctx.finished_moves and ctx.finished_variant:
             return Replay(ctx.finished_variant, list(ctx.finished_moves))
         return Replay(DEMO_VARIANT, list(DEMO_GAME))
-    except (ImportError, ValueError):
+    except ValueError:
         return None
 
 

@@ -92,16 +92,46 @@ class BoardGeometry:
         return None
 
 
+_BOARD_CACHE: dict[tuple, pygame.Surface] = {}
+
+
+def _fast(surface: pygame.Surface) -> pygame.Surface:
+    """The display's own pixel format blits fastest; without a display window keep it as it is."""
+    return surface.convert_alpha() if pygame.display.get_surface() is not None else surface
+
+
 def draw_board(surface: pygame.Surface, geom: BoardGeometry, wood: RGB, line: RGB, marked_rgb: RGB,
                marked: set[int] | None = None) -> None:
-    """The wooden board with grid, marked squares and (optionally) file/rank letters."""
+    """The wooden board with grid, marked squares and (optionally) file/rank letters.
+
+    The board never changes during a game, so it is drawn once per look and
+    size and blitted afterwards: one blit instead of a few hundred draw calls
+    keeps the frame inside its 16 ms while the engine uses the other core.
+    """
+    marked = marked_squares(geom.size) if marked is None else marked
+    key = (geom.rect.size, geom.size, geom.coordinates, tuple(wood), tuple(line), tuple(marked_rgb),
+           frozenset(marked))
+    cached = _BOARD_CACHE.get(key)
+    if cached is None:
+        if len(_BOARD_CACHE) > 32:
+            _BOARD_CACHE.clear()
+        pad = 8
+        cached = pygame.Surface((geom.rect.width + 2 * pad, geom.rect.height + 2 * pad), pygame.SRCALPHA)
+        local = BoardGeometry(pygame.Rect(pad, pad, geom.rect.width, geom.rect.height), geom.size, geom.coordinates)
+        _draw_board_now(cached, local, wood, line, marked_rgb, marked)
+        cached = _fast(cached)
+        _BOARD_CACHE[key] = cached
+    surface.blit(cached, (geom.rect.left - 8, geom.rect.top - 8))
+
+
+def _draw_board_now(surface: pygame.Surface, geom: BoardGeometry, wood: RGB, line: RGB, marked_rgb: RGB,
+                    marked: set[int]) -> None:
     frame = geom.rect
     pygame.draw.rect(surface, palette.SHADOW, frame.move(0, 6), border_radius=max(4, frame.width // 60))
     darker = tuple(max(0, int(c * 0.78)) for c in wood)
     pygame.draw.rect(surface, darker, frame, border_radius=max(4, frame.width // 60))
     inner = geom.inner
     pygame.draw.rect(surface, wood, inner)
-    marked = marked_squares(geom.size) if marked is None else marked
     for sq in marked:
         pygame.draw.rect(surface, marked_rgb, geom.square_rect(sq))
     width = max(1, int(geom.square / 26))
@@ -179,33 +209,49 @@ def draw_crown(surface: pygame.Surface, centre: tuple[float, float], width: floa
         pygame.draw.circle(surface, outline, (x, y), max(2, w / 10), 1)
 
 
+_PIECE_CACHE: dict[tuple, pygame.Surface] = {}
+
+
 def draw_piece(surface: pygame.Surface, centre: tuple[float, float], square: float, piece: object,
                scheme: PieceScheme, shaded: bool = False, alpha: int = 255) -> None:
-    """One piece centred on ``centre`` sized for a square of ``square`` pixels."""
+    """One piece centred on ``centre`` sized for a square of ``square`` pixels (a cached sprite)."""
     code = piece_code(piece)
+    key = (code, int(square), scheme, shaded)
+    sprite = _PIECE_CACHE.get(key)
+    if sprite is None:
+        if len(_PIECE_CACHE) > 256:
+            _PIECE_CACHE.clear()
+        half = int(square * 0.75) + 4
+        sprite = pygame.Surface((half * 2, half * 2), pygame.SRCALPHA)
+        _draw_piece_now(sprite, (half, half), int(square), code, scheme, shaded)
+        sprite = _fast(sprite)
+        _PIECE_CACHE[key] = sprite
+    half = sprite.get_width() // 2
+    if alpha < 255:
+        faded = sprite.copy()
+        faded.fill((255, 255, 255, alpha), special_flags=pygame.BLEND_RGBA_MULT)
+        surface.blit(faded, (int(centre[0]) - half, int(centre[1]) - half))
+    else:
+        surface.blit(sprite, (int(centre[0]) - half, int(centre[1]) - half))
+
+
+def _draw_piece_now(surface: pygame.Surface, centre: tuple[int, int], square: float, code: str,
+                    scheme: PieceScheme, shaded: bool) -> None:
     colour = {"t": scheme.attacker, "T": scheme.defender, "K": scheme.king}[code]
     radius = int(square * (0.42 if code == "K" else 0.38))
     cx, cy = int(centre[0]), int(centre[1])
-    target = surface
-    if alpha < 255:
-        target = pygame.Surface((radius * 2 + 12, radius * 2 + 16), pygame.SRCALPHA)
-        ox, oy = cx - radius - 6, cy - radius - 6
-        cx, cy = radius + 6, radius + 6
     if shaded:
         disc = _shaded_disc(colour, radius)
-        target.blit(disc, (cx - radius - 2, cy - radius - 2 - max(1, radius // 8)))
+        surface.blit(disc, (cx - radius - 2, cy - radius - 2 - max(1, radius // 8)))
         cy -= max(1, radius // 8)
     else:
-        pygame.draw.circle(target, palette.SHADOW, (cx, cy + max(2, radius // 8)), radius)
-        pygame.draw.circle(target, colour, (cx, cy), radius)
+        pygame.draw.circle(surface, palette.SHADOW, (cx, cy + max(2, radius // 8)), radius)
+        pygame.draw.circle(surface, colour, (cx, cy), radius)
         edge = _outline_for(colour)
-        pygame.draw.circle(target, edge, (cx, cy), radius, max(2, radius // 9))
-        pygame.draw.circle(target, edge, (cx, cy), int(radius * 0.62), max(1, radius // 14))
+        pygame.draw.circle(surface, edge, (cx, cy), radius, max(2, radius // 9))
+        pygame.draw.circle(surface, edge, (cx, cy), int(radius * 0.62), max(1, radius // 14))
     if code == "K":
-        draw_crown(target, (cx, cy), radius * 1.05, scheme.crown)
-    if alpha < 255:
-        target.set_alpha(alpha)
-        surface.blit(target, (ox, oy))
+        draw_crown(surface, (cx, cy), radius * 1.05, scheme.crown)
 
 
 def draw_pieces(surface: pygame.Surface, geom: BoardGeometry, pieces: dict[int, object], scheme: PieceScheme,
@@ -244,9 +290,10 @@ def draw_cursor(surface: pygame.Surface, geom: BoardGeometry, sq: int, phase: fl
 
 def draw_move_arrow(surface: pygame.Surface, geom: BoardGeometry, from_sq: int, to_sq: int, colour: RGB) -> None:
     """A translucent arrow along a move, so the last move can be read at a glance."""
-    a = geom.centre(from_sq)
-    b = geom.centre(to_sq)
-    overlay = pygame.Surface(surface.get_size(), pygame.SRCALPHA)
+    box = geom.square_rect(from_sq).union(geom.square_rect(to_sq)).inflate(4, 4)
+    a = (geom.centre(from_sq)[0] - box.left, geom.centre(from_sq)[1] - box.top)
+    b = (geom.centre(to_sq)[0] - box.left, geom.centre(to_sq)[1] - box.top)
+    overlay = pygame.Surface(box.size, pygame.SRCALPHA)
     width = max(3, int(geom.square * 0.16))
     pygame.draw.line(overlay, (*colour, 150), a, b, width)
     angle = math.atan2(b[1] - a[1], b[0] - a[0])
@@ -255,7 +302,7 @@ def draw_move_arrow(surface: pygame.Surface, geom: BoardGeometry, from_sq: int, 
     left = (tip[0] - head * math.cos(angle - 0.5), tip[1] - head * math.sin(angle - 0.5))
     right = (tip[0] - head * math.cos(angle + 0.5), tip[1] - head * math.sin(angle + 0.5))
     pygame.draw.polygon(overlay, (*colour, 190), [tip, left, right])
-    surface.blit(overlay, (0, 0))
+    surface.blit(overlay, box.topleft)
 
 
 def draw_capture_mark(surface: pygame.Surface, geom: BoardGeometry, sq: int, colour: RGB = palette.BAD) -> None:

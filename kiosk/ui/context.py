@@ -15,7 +15,7 @@ from kiosk.i18n import Texts
 from kiosk.rewards import RewardSession
 from kiosk.ui import palette
 from kiosk.ui.layout import Layout
-from kiosk.ui.widgets import Buttons, draw_flag
+from kiosk.ui.widgets import Buttons, draw_flag, draw_text
 
 # States in which the visitor is expected to act (idle time counts only there).
 VISITOR_STATES = frozenset({"idle", "visitor_turn", "fix_board", "place_piece", "game_over", "paused_error"})
@@ -82,10 +82,23 @@ class UiContext:
         flag = pygame.Rect(0, 0, int(rect.width * 0.78), int(rect.width * 0.78 * 0.6))
         flag.midtop = (rect.centerx, rect.top + rect.height // 8)
         draw_flag(surface, flag, nxt)
-        from kiosk.ui.widgets import draw_text
         draw_text(surface, self.texts.get(f"language.name_{nxt}"), (rect.centerx, rect.bottom - rect.height // 10),
                   max(12, rect.height // 6), anchor="midbottom")
         buttons.add("language", rect, self.switch_language)
+
+    def clear_after_game(self) -> None:
+        """Ask the robot to clear the board after a finished game, unless it is already doing so.
+
+        After "End game" the controller clears by itself; asking again while it
+        clears would be refused, so only a game still showing its result is cleared.
+        """
+        view = self.view
+        if view is None or view.state != "game_over":
+            return
+        try:
+            self.controller.clear_board()
+        except RuntimeError:
+            pass            # the controller moved on between the frame and the touch
 
     def switch_language(self) -> None:
         self.texts.set_language(self.texts.next_language())

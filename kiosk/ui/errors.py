@@ -52,6 +52,8 @@ def camera_reason_key(reason: str | None) -> str:
         return "errors.camera.hand"
     if "marker" in text:
         return "errors.camera.markers"
+    if "dark" in text:
+        return "errors.camera.dark"
     if "no frame" in text or "unplug" in text or "disconnect" in text or "camera" in text:
         return "errors.camera.lost"
     return "errors.camera.generic"
@@ -113,7 +115,9 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
         where = ", ".join(square_name(sq, size) for sq, p in sorted(fix.items()) if p is not None) or "?"
         body = message_text(ctx, view, "errors.place_piece.generic") + " " + ctx.t("errors.place_piece.where", squares=where)
     elif kind == "camera":
-        body = ctx.t(camera_reason_key(getattr(view, "camera_reason", None)))
+        reason = getattr(view, "camera_reason", None)
+        body = ctx.t(f"messages.{reason}") if reason and ctx.texts.has(f"messages.{reason}") \
+            else ctx.t(camera_reason_key(reason))
     else:
         body = message_text(ctx, view, "errors.staff.generic")
     row_h = lay.font_small + lay.gap
@@ -130,7 +134,11 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
             pygame.draw.circle(surface, palette.ORANGE, art.center, art.width // 2)
             draw_text(surface, "!", art.center, int(art.height * 0.8), palette.TEXT_DARK, anchor="center")
         body_rect.height = art.top - body_rect.top - lay.gap
-    draw_paragraph(surface, body, body_rect, lay.font_body, palette.TEXT, min_size=10)
+    body_bottom = draw_paragraph(surface, body, body_rect, lay.font_body, palette.TEXT, min_size=10)
+    if kind in ("fix_board", "place_piece"):
+        art = pygame.Rect(inner.left, body_bottom + lay.gap, inner.width, body_rect.bottom - body_bottom - lay.gap * 2)
+        if art.height > lay.target * 0.6:
+            draw_fix_picture(surface, ctx, art, dict(getattr(view, "fix_squares", {}) or {}), phase)
     if legend_h:
         scheme = ctx.piece_scheme()
         ly = inner.bottom - 2 * row_h
@@ -144,8 +152,53 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
         draw_text(surface, ctx.t("errors.legend.take"), (inner.left + 3 * r, ly + r), lay.font_small, anchor="midleft")
 
 
+def draw_fix_picture(surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect, fix: dict[int, object | None],
+                     phase: float) -> None:
+    """A large drawing of the fix: 'this square -> that square' for one piece to move back, or the
+    squares to clear and to fill, named like the letters and numbers on the board's edge."""
+    lay = ctx.layout
+    size = getattr(getattr(ctx.view, "board", None), "size", 11)
+    scheme = ctx.piece_scheme()
+    pairs = pair_moves(fix, {})
+    cell = int(min(rect.height - lay.font_body - lay.gap, rect.width / 3.4))
+    if cell < 24:
+        return
+    if pairs:
+        take, put = pairs[0]
+        piece = fix[put]
+        y = rect.top + (rect.height - cell - lay.font_body) // 2
+        a = pygame.Rect(rect.left + (rect.width - int(cell * 3.2)) // 2, y, cell, cell)
+        b = pygame.Rect(a.right + int(cell * 1.2), y, cell, cell)
+        for box in (a, b):
+            pygame.draw.rect(surface, ctx.config.board_spec.wood_rgb, box, border_radius=6)
+            pygame.draw.rect(surface, ctx.config.board_spec.line_rgb, box, 2, border_radius=6)
+        slide = (phase * 0.6) % 1.0
+        ease = slide * slide * (3 - 2 * slide)
+        pygame.draw.circle(surface, palette.GOOD, b.center, int(cell * 0.46), max(3, cell // 14))
+        draw_piece(surface, b.center, cell, piece, scheme, alpha=90)
+        moving = (a.centerx + (b.centerx - a.centerx) * ease, a.centery)
+        draw_piece(surface, moving, cell, piece, scheme)
+        arrow_y = a.centery
+        pygame.draw.line(surface, palette.FIX, (a.right + 6, arrow_y), (b.left - 10, arrow_y), max(3, cell // 12))
+        pygame.draw.polygon(surface, palette.FIX, [(b.left - 4, arrow_y), (b.left - 18, arrow_y - 10),
+                                                   (b.left - 18, arrow_y + 10)])
+        for box, sq in ((a, take), (b, put)):
+            draw_text(surface, square_name(sq, size), (box.centerx, box.bottom + 2), lay.font_body, palette.TEXT,
+                      anchor="midtop")
+        return
+    puts = ", ".join(square_name(sq, size) for sq, p in sorted(fix.items()) if p is not None)
+    takes = ", ".join(square_name(sq, size) for sq, p in sorted(fix.items()) if p is None)
+    lines = []
+    if puts:
+        lines.append(ctx.t("errors.legend.put") + ": " + puts)
+    if takes:
+        lines.append(ctx.t("errors.legend.take") + ": " + takes)
+    draw_paragraph(surface, "\n".join(lines), rect, lay.font_body, palette.YELLOW, min_size=12, valign="center")
+
+
 _MOVING = re.compile(r"moving ([a-z]\d+) to ([a-z]\d+)", re.I)
 _PARKING = re.compile(r"parking ([a-z]\d+)", re.I)
+_PLACING = re.compile(r"placing ([a-z]\d+)", re.I)
 
 
 def robot_activity_text(ctx: UiContext, view: object) -> str:
@@ -158,6 +211,9 @@ def robot_activity_text(ctx: UiContext, view: object) -> str:
     match = _PARKING.search(activity)
     if match:
         return ctx.t("robot.parking", square=match.group(1))
+    match = _PLACING.search(activity)
+    if match:
+        return ctx.t("robot.placing", square=match.group(1))
     if state in ("thinking", "setup", "clearing", "verify", "robot_moving"):
         return ctx.t(f"robot.{state}")
     return activity

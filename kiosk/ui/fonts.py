@@ -20,3 +20,18 @@ def font(size_px: int) -> pygame.font.Font:
         cached = pygame.font.Font(None, size_px)
         _CACHE[size_px] = cached
     return cached
+
+
+_TEXT_CACHE: dict[tuple[str, int, tuple[int, int, int]], pygame.Surface] = {}
+
+
+def render(text: str, size_px: int, colour: tuple[int, int, int]) -> pygame.Surface:
+    """Rendered text, cached: most labels are the same frame after frame."""
+    key = (text, int(size_px), tuple(colour))
+    image = _TEXT_CACHE.get(key)
+    if image is None:
+        if len(_TEXT_CACHE) > 2000:
+            _TEXT_CACHE.clear()
+        image = font(size_px).render(text, True, colour)
+        _TEXT_CACHE[key] = image
+    return image

@@ -17,10 +17,10 @@ from kiosk.ui import palette
 from kiosk.ui.avatar import draw_robot, draw_visitor
 from kiosk.ui.board_view import (BoardGeometry, draw_board, draw_capture_mark, draw_cursor, draw_dot,
                                  draw_move_arrow, draw_piece, draw_pieces, marked_squares, outline_square,
-                                 piece_code)
+                                 piece_code, square_name)
 from kiosk.ui.context import BaseScreen, UiContext
 from kiosk.ui.errors import active_error, draw_error_panel, draw_fix_marks, robot_activity_text
-from kiosk.ui.widgets import (draw_button, draw_panel, draw_paragraph, draw_progress, draw_text,
+from kiosk.ui.widgets import (draw_busy, draw_button, draw_panel, draw_paragraph, draw_progress, draw_text,
                               fit_font, icon_book, icon_flag_white, icon_stop)
 
 ANNOUNCE_KINDS = ("raichi", "tuichu", "king_threatened", "shieldwall", "edge_fort", "resting",
@@ -100,6 +100,8 @@ class GameScreen(BaseScreen):
 
     def record_finished(self, ctx: UiContext) -> None:
         view = ctx.view
+        if ctx.match is not None:
+            ctx.match.record(view)
         if view.board is not None:
             ctx.finished_moves = list(view.board.move_stack)
             ctx.finished_variant = view.variant
@@ -184,6 +186,8 @@ class GameScreen(BaseScreen):
         error = active_error(view, 0 if self.camera_bad_since is None else ctx.now - self.camera_bad_since)
         if board is not None:
             self.draw_position(surface, ctx, geom, error)
+        if ctx.match is not None and ctx.match.cards is not None:
+            self.draw_cards(surface, ctx, geom)
         if error in ("fix_board", "place_piece"):
             draw_fix_marks(surface, ctx, geom, dict(view.fix_squares or {}), phase)
         if error == "camera":
@@ -191,6 +195,10 @@ class GameScreen(BaseScreen):
             shade.fill((20, 24, 30, 120))
             surface.blit(shade, board_rect)
         if view is not None and view.state in ("setup", "clearing") and error is None:
+            # The pieces shown are the goal; the banner says what the robot is doing towards it.
+            veil = pygame.Surface(geom.inner.size, pygame.SRCALPHA)
+            veil.fill((*palette.BACKGROUND, 110))
+            surface.blit(veil, geom.inner)
             self.draw_board_banner(surface, ctx, board_rect, robot_activity_text(ctx, view), view.progress)
         if error is not None:
             self.draw_error_side(surface, ctx, panel, error)
@@ -215,14 +223,41 @@ class GameScreen(BaseScreen):
             draw_move_arrow(surface, geom, view.last_move.from_sq, view.last_move.to_sq, palette.LAST_MOVE)
         draw_pieces(surface, geom, pieces, ctx.piece_scheme(), ctx.shaded(), skip={self.selected} if self.selected is not None else None)
         if self.selected is not None and self.selected in pieces:
+            outline_square(surface, geom, self.selected, palette.BLACK, 0.16)
             outline_square(surface, geom, self.selected, palette.SELECTED, 0.1, fill_alpha=110)
             lift = geom.centre(self.selected)
             draw_piece(surface, (lift[0], lift[1] - geom.square * 0.06), geom.square * 1.08, pieces[self.selected],
                        ctx.piece_scheme(), ctx.shaded())
+            dot = palette.dot_colour(ctx.piece_scheme())
             for to_sq in self.targets_of(ctx, self.selected):
-                draw_dot(surface, geom, to_sq)
+                draw_dot(surface, geom, to_sq, dot)
         if self.cursor is not None and ctx.world is not None:
             draw_cursor(surface, geom, self.cursor, ctx.now)
+
+    def draw_cards(self, surface: pygame.Surface, ctx: UiContext, geom: BoardGeometry) -> None:
+        """York card match: a card by the middle of each edge; face down to a defending visitor
+        until the game ends, face up to an attacking one (they are the visitor's own cards)."""
+        match = ctx.match
+        own = match.cards.visible_cards("visitor") if not match.cards.over and match.cards.cards_placed else {}
+        inner, frame = geom.inner, geom.rect
+        pad = inner.left - frame.left
+        w, h = max(12, int(pad * 0.75)), max(16, int(pad * 0.95))
+        spots = {"south": (inner.centerx, (inner.bottom + frame.bottom) // 2),
+                 "north": (inner.centerx, (inner.top + frame.top) // 2),
+                 "west": ((inner.left + frame.left) // 2, inner.centery),
+                 "east": ((inner.right + frame.right) // 2, inner.centery)}
+        for edge, centre in spots.items():
+            card = pygame.Rect(0, 0, w, h)
+            card.center = centre
+            value = match.last_cards.get(edge) or own.get(edge)
+            if value is None:
+                pygame.draw.rect(surface, palette.BLUE, card, border_radius=3)
+                pygame.draw.rect(surface, palette.WHITE, card.inflate(-4, -4), 1, border_radius=2)
+            else:
+                scored = edge in match.last_exit_edges
+                pygame.draw.rect(surface, palette.YELLOW if scored else palette.WHITE, card, border_radius=3)
+                draw_text(surface, value, card.center, int(h * 0.8), palette.TEXT_DARK, anchor="center")
+            pygame.draw.rect(surface, palette.TEXT_DARK, card, 1, border_radius=3)
 
     def draw_board_banner(self, surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect, text: str,
                           progress: float) -> None:
@@ -262,7 +297,7 @@ class GameScreen(BaseScreen):
                            and view.state in ("visitor_turn", "fix_board"))
         robot_busy = view.state in ("thinking", "robot_moving", "verify", "setup", "clearing")
         av = int(lay.target * 0.6) if lay.compact else min(lay.target, panel.width // 4)
-        status_h = lay.font_body * 2 + g
+        status_h = lay.font_body * (1 if lay.compact else 2) + g
         bar_h = lay.mm(3)
         card = pygame.Rect(panel.left, y, panel.width, av + lay.font_small + status_h + bar_h + g * 5)
         draw_panel(surface, card, palette.PANEL)
@@ -283,7 +318,7 @@ class GameScreen(BaseScreen):
         elif self.pending_since is not None:
             status = ctx.t("game.checking_move")
         elif visitor_to_move:
-            status = ctx.t("game.your_turn")
+            status = ctx.t("game.your_turn_touch" if ctx.world is not None else "game.your_turn")
         elif robot_busy:
             status = robot_activity_text(ctx, view)
         else:
@@ -293,8 +328,22 @@ class GameScreen(BaseScreen):
                        valign="center")
         if robot_busy:
             bar = pygame.Rect(status_rect.left, status_rect.bottom + g, status_rect.width, bar_h)
-            draw_progress(surface, bar, view.progress if view.state != "thinking" else (ctx.now * 0.5) % 1.0)
+            if view.state == "thinking":
+                draw_busy(surface, bar, ctx.now)
+            else:
+                draw_progress(surface, bar, view.progress)
         y = card.bottom + g * 2
+        # Announcements after the last move.
+        kinds = [k for k in ANNOUNCE_KINDS if k in (view.announcements or ()) and k != "capture"]
+        for kind in kinds[:2]:
+            box_h = min(buttons_top - y - g * 2, lay.font_body * 2 + g * 2)
+            if box_h < lay.font_body * 1.5:
+                break
+            box = pygame.Rect(panel.left, y, panel.width, box_h)
+            draw_panel(surface, box, palette.YELLOW, edge=palette.TEXT_DARK, radius=12)
+            draw_paragraph(surface, ctx.t(f"announce.{kind}"), box.inflate(-g * 2, -g),
+                           lay.font_body, palette.TEXT_DARK, align="center", min_size=12, valign="center")
+            y = box.bottom + g * 2
         # Captures, each with the icon of the pieces taken (so colour is not the only cue).
         if view.board is not None and you_side is not None:
             scheme = ctx.piece_scheme()
@@ -302,7 +351,7 @@ class GameScreen(BaseScreen):
             taken_icon = {"attackers": "T", "defenders": "t"}
             row_h = lay.font_body + g
             rows = (("you", you_side), ("robot", robot_side))
-            if lay.compact:
+            if lay.compact and y + row_h <= buttons_top:
                 half = panel.width // 2
                 for k, (who, side) in enumerate(rows):
                     x = panel.left + k * half
@@ -312,6 +361,7 @@ class GameScreen(BaseScreen):
                     draw_text(surface, ctx.t(f"game.captured_short_{who}", count=count), (x + row_h + g, y + row_h // 2),
                               lay.font_small, anchor="midleft")
                 y += row_h
+            if lay.compact:
                 rows = ()
             for who, side in rows:
                 if y + row_h > buttons_top:
@@ -323,18 +373,14 @@ class GameScreen(BaseScreen):
                 draw_paragraph(surface, label, pygame.Rect(panel.left + row_h + g, y, panel.width - row_h - g, row_h),
                                lay.font_small, palette.TEXT, min_size=12, valign="center")
                 y += row_h
-        # Announcements after the last move.
-        kinds = [k for k in ANNOUNCE_KINDS if k in (view.announcements or ()) and k != "capture"]
-        for kind in kinds[:2]:
-            box_h = min(buttons_top - y - g * 2, lay.font_body * 3)
-            if box_h < lay.font_body * 1.5:
-                break
-            box = pygame.Rect(panel.left, y + g, panel.width, box_h)
-            draw_panel(surface, box, palette.YELLOW, edge=palette.TEXT_DARK, radius=12)
-            draw_paragraph(surface, ctx.t(f"announce.{kind}"), box.inflate(-g * 2, -g),
-                           lay.font_body, palette.TEXT_DARK, align="center", min_size=12, valign="center")
-            y = box.bottom + g
-
+        # The last move in words, with who made it.
+        if view.last_move is not None and view.board is not None and not lay.compact and y + lay.font_body < buttons_top:
+            size = view.board.size
+            mover = "you" if side_value(view.board.turn) != you_side else "robot"
+            text = ctx.t(f"game.last_move_{mover}", **{"from": square_name(view.last_move.from_sq, size),
+                                                        "to": square_name(view.last_move.to_sq, size)})
+            draw_text(surface, text, (panel.left, y + g), lay.font_small, palette.LAST_MOVE)
+            y += lay.font_small + g * 2
     def draw_buttons(self, surface: pygame.Surface, ctx: UiContext, panel: pygame.Rect) -> int:
         """Rules / Resign / End game along the bottom; returns the top of the button area."""
         lay = ctx.layout
@@ -410,7 +456,6 @@ class GameScreen(BaseScreen):
         else:
             title, colour = ctx.t("result.robot_won"), palette.SKY_BLUE
         board_rect, panel = split_rects(lay)
-        self.buttons.clear()
         box = pygame.Rect(0, 0, int(board_rect.width * 0.86), int(board_rect.height * 0.62))
         box.center = board_rect.center
         draw_panel(surface, box, palette.PANEL, edge=colour)
@@ -425,13 +470,36 @@ class GameScreen(BaseScreen):
         body = reason
         if self.new_unlock:
             body += "\n" + ctx.t(f"rewards.unlocked_{self.new_unlock}")
-        draw_paragraph(surface, body, text_rect, lay.font_body, align="center", min_size=lay.font_small)
+        match = ctx.match
+        in_match = match is not None and match.format != "single"
+        if in_match:
+            if match.last_exit_edges:
+                edge = max(match.last_exit_edges, key=match.card_points)
+                body += "\n" + ctx.t("match.card", edge=ctx.t(f"match.edge_{edge}"), card=match.last_cards[edge])
+            you, robot = match.scores()
+            body += "\n" + ctx.t("match.score", you=you, robot=robot)
+            if match.over:
+                body += "\n" + ctx.t({"visitor": "match.won", "robot": "match.lost"}.get(match.winner() or "",
+                                                                                      "match.tied"))
+        bottom = draw_paragraph(surface, body, text_rect, lay.font_body, align="center", min_size=lay.font_small)
+        art_h = text_rect.bottom - bottom - lay.gap
+        if art_h > lay.target // 2:
+            art = pygame.Rect(0, 0, art_h, art_h)
+            art.midbottom = (box.centerx, text_rect.bottom)
+            if winner is not None and winner == side_value(view.visitor_side):
+                draw_visitor(surface, art, crown=ctx.rewards.unlocks.crown, active=True)
+            elif winner is not None:
+                draw_robot(surface, art, active=True)
         # Buttons under the box in the panel-free area: continue to reward, play again, done.
         specs = []
         if self.new_unlock or ctx.rewards.unlocks.names():
             specs.append(("reward", ctx.t("result.see_reward"), palette.PRIMARY, self.to_rewards(ctx)))
-        specs.append(("again", ctx.t("result.play_again"), palette.PRIMARY if not specs else palette.SECONDARY,
-                      lambda: self.leave(ctx, "start")))
+        if in_match and not match.over:
+            specs.append(("next", ctx.t("match.next_game"), palette.PRIMARY if not specs else palette.SECONDARY,
+                          lambda: self.next_match_game(ctx)))
+        else:
+            specs.append(("again", ctx.t("result.play_again"), palette.PRIMARY if not specs else palette.SECONDARY,
+                          lambda: self.leave(ctx, "start")))
         specs.append(("done", ctx.t("result.done"), palette.PANEL_EDGE, lambda: self.leave(ctx, "attract")))
         w = (box.width - lay.gap * (2 + 2 * len(specs))) // len(specs)
         x = box.left + lay.gap * 2
@@ -440,16 +508,21 @@ class GameScreen(BaseScreen):
             draw_button(surface, rect, label, lay.font_button, col)
             self.buttons.add(key, rect, action)
             x += w + lay.gap * 2
-        ctx.draw_flag_button(surface, self.buttons)
 
     def to_rewards(self, ctx: UiContext):
         def go() -> None:
             ctx.navigate("rewards", new=self.new_unlock)
         return go
 
+    def next_match_game(self, ctx: UiContext) -> None:
+        """The next game of a York match: sides swapped, new cards; it starts once the board is clear."""
+        ctx.clear_after_game()
+        ctx.match.next_game()
+        ctx.navigate("start", next_game=True)
+
     def leave(self, ctx: UiContext, where: str) -> None:
         """After the result: clear the board and go on (a new game or back to attract)."""
-        ctx.controller.clear_board()
+        ctx.clear_after_game()
         if where == "attract":
             ctx.rewards.reset()
         ctx.navigate(where)

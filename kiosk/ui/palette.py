@@ -35,15 +35,23 @@ GOLD: RGB = (212, 175, 55)
 WHITE: RGB = (255, 255, 255)
 BLACK: RGB = (0, 0, 0)
 
+# Darkened accents: full-strength vermillion is too close to orange for
+# deuteranopes, and bluish green too close to the wood for protanopes; the
+# darker shades keep a CIE76 distance of at least 20 under all three
+# simulations (tests/test_ui_palette_layout.py checks every pair that carries
+# a meaning).
+DARK_VERMILLION: RGB = (170, 60, 0)
+DARK_BLUISH_GREEN: RGB = (0, 120, 90)
+
 # Roles
 PRIMARY: RGB = ORANGE            # the main action on a screen (dark text on it)
 SECONDARY: RGB = BLUE            # other actions (light text)
-DANGER: RGB = VERMILLION         # resign / end (light text)
-SELECTED: RGB = YELLOW
+DANGER: RGB = DARK_VERMILLION    # resign (light text)
+SELECTED: RGB = WHITE            # the touched piece / chosen option, drawn with a black edge
 LAST_MOVE: RGB = SKY_BLUE
 DOT: RGB = BLUE
-GOOD: RGB = BLUISH_GREEN         # "captured" tick, "put a piece here"
-BAD: RGB = VERMILLION            # "not captured" cross, "take this away"
+GOOD: RGB = DARK_BLUISH_GREEN    # "captured" tick, "put a piece here"
+BAD: RGB = DARK_VERMILLION       # "not captured" cross, "take this away"
 FIX: RGB = REDDISH_PURPLE
 
 
@@ -76,3 +84,19 @@ def piece_schemes(config_attacker: RGB, config_defender: RGB, config_crown: RGB)
         PieceScheme("colours.purple_yellow", (90, 40, 110), YELLOW, YELLOW, ORANGE),
         PieceScheme("colours.black_sky", (25, 25, 30), SKY_BLUE, SKY_BLUE, YELLOW),
     )
+
+
+DOT_CANDIDATES: tuple[RGB, ...] = (BLUE, BLACK, REDDISH_PURPLE)
+
+
+def dot_colour(scheme: PieceScheme) -> RGB:
+    """The legal-move dot colour that stands furthest from the pieces of ``scheme``.
+
+    With the real pieces that is blue; with the blue-and-orange scheme the dots
+    must not look like small blue attackers, so another candidate is taken.
+    """
+    def distance(a: RGB, b: RGB) -> float:
+        return sum((x - y) ** 2 for x, y in zip(a, b)) ** 0.5
+
+    pieces = (scheme.attacker, scheme.defender, scheme.king)
+    return max(DOT_CANDIDATES, key=lambda c: (min(distance(c, p) for p in pieces), c == DOT))

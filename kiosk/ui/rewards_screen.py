@@ -11,12 +11,12 @@ from typing import Any
 
 import pygame
 
-from kiosk.rewards import UNLOCK_ORDER, make_code, qr_text
+from kiosk.rewards import make_code, qr_text
 from kiosk.ui import palette, qr
 from kiosk.ui.avatar import draw_visitor
 from kiosk.ui.board_view import draw_piece
 from kiosk.ui.context import BaseScreen, UiContext
-from kiosk.ui.widgets import draw_button, draw_panel, draw_paragraph, draw_text, fit_font
+from kiosk.ui.widgets import draw_button, draw_panel, draw_paragraph, fit_font
 
 
 def draw_qr(surface: pygame.Surface, rect: pygame.Rect, matrix: list[list[bool]]) -> pygame.Rect:
@@ -62,71 +62,92 @@ class RewardsScreen(BaseScreen):
             self.matrix = qr.encode(qr_text(self.code))
 
     def draw(self, surface: pygame.Surface, ctx: UiContext) -> None:
+        """Title; emblem (left) and the QR code with the code in letters (right); the look to
+        choose; Play again / Done."""
         self.buttons.clear()
         self.refresh_code(ctx)
         lay = ctx.layout
         m, g, T = lay.margin, lay.gap, lay.target
         surface.fill(palette.BACKGROUND)
         t = ctx.now - self.entered_at
-        # Ceremony: slowly turning rays behind the emblem.
-        left = pygame.Rect(m, m, int(lay.width * 0.5) - m, lay.height - 2 * m - T - g * 2)
+        ctx.draw_flag_button(surface, self.buttons)
+        title_key = f"rewards.title_{self.new}" if self.new else "rewards.title"
+        title = ctx.t(title_key)
+        buttons_row = pygame.Rect(m, lay.height - m - T, lay.width - 2 * m, T)
+        has_choices = ctx.rewards.unlocks.colours or ctx.rewards.unlocks.shaded
+        if lay.compact:
+            # 7": the code panel on the right under the flag, the choices stacked on the left.
+            right = pygame.Rect(lay.width - m - int(lay.width * 0.42), lay.flag_rect.bottom + g,
+                                int(lay.width * 0.42), buttons_row.top - g * 2 - lay.flag_rect.bottom - g)
+            title_rect = pygame.Rect(m, m, right.left - 2 * m, lay.font_title * 2)
+            y = draw_paragraph(surface, title, title_rect, lay.font_title, palette.YELLOW, min_size=lay.font_body) + g
+            rows = []
+            if ctx.rewards.unlocks.colours:
+                rows.append(("colours", pygame.Rect(m, y, right.left - 2 * m, T)))
+                y += T + g * 2
+            if ctx.rewards.unlocks.shaded:
+                rows.append(("shaded", pygame.Rect(m, y, right.left - 2 * m, T)))
+                y += T + g * 2
+            left = pygame.Rect(m, y, right.left - 2 * m, buttons_row.top - g * 2 - y)
+        else:
+            title_rect = pygame.Rect(m, m, lay.flag_rect.left - 2 * m, lay.font_title + g)
+            fnt = fit_font(title, title_rect.width, lay.font_title)
+            image = fnt.render(title, True, palette.YELLOW)
+            surface.blit(image, image.get_rect(midleft=(title_rect.left, title_rect.centery)))
+            choices_row = pygame.Rect(m, buttons_row.top - g * 3 - T, lay.width - 2 * m, T)
+            rows = [("both", choices_row)] if has_choices else []
+            middle_bottom = (choices_row.top if has_choices else buttons_row.top) - g * 3
+            top = max(title_rect.bottom, lay.flag_rect.bottom) + g * 2
+            middle = pygame.Rect(m, top, lay.width - 2 * m, middle_bottom - top)
+            left = pygame.Rect(middle.left, middle.top, middle.width // 2 - g, middle.height)
+            right = pygame.Rect(left.right + g * 2, middle.top, middle.right - left.right - g * 2, middle.height)
+        # Ceremony: slowly turning rays behind the emblem, the emblem growing in.
         centre = left.center
-        ray_len = max(left.width, left.height)
+        ray_len = max(left.width, left.height) // 2 + 20
+        clip = surface.get_clip()
+        surface.set_clip(left)
         for k in range(16):
             angle = t * 0.4 + k * math.pi / 8
             half = math.pi / 32
             pts = [centre, (centre[0] + ray_len * math.cos(angle - half), centre[1] + ray_len * math.sin(angle - half)),
                    (centre[0] + ray_len * math.cos(angle + half), centre[1] + ray_len * math.sin(angle + half))]
             pygame.draw.polygon(surface, palette.BACKGROUND_LIGHT if k % 2 else (52, 62, 60), pts)
+        surface.set_clip(clip)
         scale = min(1.0, 0.3 + t * 1.5)
-        emblem = int(min(left.width, left.height) * 0.62 * scale)
-        self.draw_emblem(surface, ctx, pygame.Rect(centre[0] - emblem // 2, centre[1] - emblem // 2, emblem, emblem), t)
-        title_key = f"rewards.title_{self.new}" if self.new else "rewards.title"
-        title = ctx.t(title_key)
-        fnt = fit_font(title, left.width, lay.font_title)
-        img = fnt.render(title, True, palette.YELLOW)
-        surface.blit(img, img.get_rect(midtop=(left.centerx, left.top)))
-        # Right: the look the visitor can choose now, and the code to keep.
-        right = pygame.Rect(left.right + m * 2, m, lay.width - left.right - m * 3, lay.height - 2 * m)
-        ctx.draw_flag_button(surface, self.buttons)
-        y = right.top
-        head_w = lay.flag_rect.left - right.left - g
-        draw_paragraph(surface, ctx.t("rewards.your_unlocks"), pygame.Rect(right.left, y, head_w, T),
-                       lay.font_heading, min_size=lay.font_body, valign="center")
-        y += T + g
-        y = self.draw_choices(surface, ctx, pygame.Rect(right.left, y, right.width, T)) + g * 2
-        code_box = pygame.Rect(right.left, y, right.width, right.bottom - T - g * 2 - y)
-        draw_panel(surface, code_box, palette.PANEL)
-        inner = code_box.inflate(-g * 4, -g * 4)
+        emblem = int(min(left.width, left.height) * 0.8 * scale)
+        if emblem > 20:
+            self.draw_emblem(surface, ctx, pygame.Rect(centre[0] - emblem // 2, centre[1] - emblem // 2, emblem, emblem),
+                             t)
+        # The code to keep.
+        draw_panel(surface, right, palette.PANEL)
+        inner = right.inflate(-g * 4, -g * 4)
         if self.code and self.matrix:
-            qr_side = min(inner.height - lay.font_small * 2, inner.width // 2)
-            qr_rect = draw_qr(surface, pygame.Rect(inner.left, inner.top, qr_side, qr_side), self.matrix)
-            text_rect = pygame.Rect(qr_rect.right + g * 2, inner.top, inner.right - qr_rect.right - g * 2, inner.height)
-            draw_paragraph(surface, ctx.t("rewards.code_hint"), pygame.Rect(text_rect.left, text_rect.top, text_rect.width,
-                                                                            text_rect.height // 2),
-                           lay.font_small, palette.TEXT_DIM, min_size=11)
-            parts = self.code.split("-")
-            lines = ["-".join(parts[:2]) + "-", "-".join(parts[2:])]
-            code_font = fit_font(lines[0], text_rect.width, lay.font_heading)
-            cy = text_rect.top + text_rect.height // 2
-            for line in lines:
-                surface.blit(code_font.render(line, True, palette.YELLOW), (text_rect.left, cy))
-                cy += code_font.get_linesize()
+            code_h = lay.font_heading + g
+            hint_h = lay.font_small * 2 + g
+            qr_side = min(inner.height - code_h - hint_h, inner.width, 33 * 12)
+            qr_rect = draw_qr(surface, pygame.Rect(inner.centerx - qr_side // 2, inner.top, qr_side, qr_side),
+                              self.matrix)
+            code_font = fit_font(self.code, inner.width, lay.font_heading)
+            img = code_font.render(self.code, True, palette.YELLOW)
+            surface.blit(img, img.get_rect(midtop=(inner.centerx, qr_rect.bottom + g)))
+            draw_paragraph(surface, ctx.t("rewards.code_hint"),
+                           pygame.Rect(inner.left, inner.bottom - hint_h, inner.width, hint_h),
+                           lay.font_small, palette.TEXT_DIM, align="center", min_size=11)
         else:
             draw_paragraph(surface, ctx.t("rewards.no_code"), inner, lay.font_body, palette.TEXT_DIM, align="center",
                            valign="center")
-        w = (right.width - g * 2) // 2
-        again = pygame.Rect(right.left, right.bottom - T, w, T)
-        done = pygame.Rect(again.right + g * 2, again.top, w, T)
+        for kind, row in rows:
+            self.draw_choices(surface, ctx, row, kind)
+        w = (buttons_row.width - g * 2) // 2
+        again = pygame.Rect(buttons_row.left, buttons_row.top, w, T)
+        done = pygame.Rect(again.right + g * 2, again.top, buttons_row.right - again.right - g * 2, T)
         draw_button(surface, again, ctx.t("result.play_again"), lay.font_button, palette.PRIMARY)
         draw_button(surface, done, ctx.t("result.done"), lay.font_button, palette.PANEL_EDGE)
         self.buttons.add("again", again, lambda: self.leave(ctx, "start"))
         self.buttons.add("done", done, lambda: self.leave(ctx, "attract"))
 
     def leave(self, ctx: UiContext, where: str) -> None:
-        view = ctx.view
-        if view is not None and view.state == "game_over":
-            ctx.controller.clear_board()
+        ctx.clear_after_game()
         if where == "attract":
             ctx.rewards.reset()
         ctx.navigate(where)
@@ -150,36 +171,29 @@ class RewardsScreen(BaseScreen):
                 draw_piece(surface, (cx + rect.width * 0.08, cy + rect.width * 0.05), rect.width * 0.22, "T", scheme,
                            ctx.shaded())
 
-    def draw_choices(self, surface: pygame.Surface, ctx: UiContext, row: pygame.Rect) -> int:
-        """Swatches for the colour scheme (when unlocked), a 3D toggle (when unlocked), and badges."""
+    def draw_choices(self, surface: pygame.Surface, ctx: UiContext, row: pygame.Rect, kind: str = "both") -> None:
+        """A row of colour schemes (when unlocked) and/or the 3D switch (when unlocked)."""
         lay = ctx.layout
-        g = lay.gap
+        g = lay.gap if not lay.compact else 2
         unlocks = ctx.rewards.unlocks
         x = row.left
-        y = row.top
-        if unlocks.colours:
+        if unlocks.colours and kind in ("both", "colours"):
             for k, scheme in enumerate(ctx.schemes()):
-                rect = pygame.Rect(x, y, lay.target, lay.target)
-                if rect.right > row.right:
-                    break
+                rect = pygame.Rect(x, row.top, lay.target, lay.target)
                 chosen = ctx.rewards.colour_scheme == k
                 pygame.draw.rect(surface, palette.PANEL, rect, border_radius=12)
                 if chosen:
-                    pygame.draw.rect(surface, palette.YELLOW, rect.inflate(6, 6), 5, border_radius=14)
-                draw_piece(surface, (rect.centerx - rect.width * 0.18, rect.centery), rect.width * 0.5, "t", scheme)
-                draw_piece(surface, (rect.centerx + rect.width * 0.18, rect.centery), rect.width * 0.5, "T", scheme)
+                    pygame.draw.rect(surface, palette.BLACK, rect.inflate(12, 12), 4, border_radius=16)
+                    pygame.draw.rect(surface, palette.SELECTED, rect.inflate(6, 6), 5, border_radius=14)
+                draw_piece(surface, (rect.centerx - rect.width * 0.18, rect.centery), rect.width * 0.5, "t", scheme,
+                           ctx.shaded())
+                draw_piece(surface, (rect.centerx + rect.width * 0.18, rect.centery), rect.width * 0.5, "T", scheme,
+                           ctx.shaded())
                 self.buttons.add(f"scheme.{k}", rect, lambda k=k: setattr(ctx.rewards, "colour_scheme", k))
-                x += lay.target + g
-            y += lay.target + g
-            x = row.left
-        if unlocks.shaded:
-            rect = pygame.Rect(x, y, min(row.width, lay.target * 3), lay.target)
+                x += lay.target + g * 2
+        if unlocks.shaded and kind in ("both", "shaded"):
+            rect = pygame.Rect(x + g, row.top, max(lay.target, row.right - x - g), lay.target)
             label = ctx.t("rewards.shaded_on" if ctx.rewards.use_shaded else "rewards.shaded_off")
-            draw_button(surface, rect, label, lay.font_body, palette.SECONDARY, selected=ctx.rewards.use_shaded)
+            draw_button(surface, rect, label, lay.font_body, palette.SECONDARY if ctx.rewards.use_shaded
+                        else palette.PANEL_EDGE)
             self.buttons.add("shaded", rect, lambda: setattr(ctx.rewards, "use_shaded", not ctx.rewards.use_shaded))
-            x = rect.right + g
-        names = [name for name in UNLOCK_ORDER if unlocks.has(name)]
-        if names and not unlocks.shaded:
-            draw_text(surface, ", ".join(ctx.t(f"rewards.name_{n}") for n in names), (x, y + lay.target // 2),
-                      lay.font_small, palette.TEXT_DIM, anchor="midleft")
-        return y + (lay.target if unlocks.shaded else 0)

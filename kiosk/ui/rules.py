@@ -11,6 +11,7 @@ from typing import Any
 
 import pygame
 
+from engine import Board
 from kiosk.ui import palette
 from kiosk.ui.board_view import BoardGeometry, draw_board, draw_dot, draw_piece, draw_pieces
 from kiosk.ui.context import BaseScreen, UiContext
@@ -62,8 +63,6 @@ def draw_diagram(surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect, dia
     scheme = ctx.piece_scheme()
     shaded = ctx.shaded()
     if diagram.start:
-        from engine import Board
-
         board = Board(diagram.start)
         spec = ctx.board_spec_for(diagram.start)
         geom = BoardGeometry(rect, board.size, coordinates=False)
@@ -187,7 +186,7 @@ class RulesScreen(BaseScreen):
                     icon=icon_arrow("right"))
         self.buttons.add("prev", prev, lambda: self.go(ctx, self.step - 1), self.step > 0)
         self.buttons.add("next", nxt, lambda: self.go(ctx, self.step + 1), self.step < len(steps) - 1)
-        # Step dots between the arrows, each a touch target too.
+        # Step dots between the arrows: where you are (the arrows are the 20 mm targets).
         dots_w = nxt.left - prev.right - 2 * g
         slot = min(T, dots_w // max(1, len(steps)))
         x0 = prev.right + g + (dots_w - slot * len(steps)) // 2
@@ -198,7 +197,6 @@ class RulesScreen(BaseScreen):
             pygame.draw.circle(surface, colour, cell.center, r)
             draw_text(surface, str(k + 1), cell.center, max(10, int(r * 1.3)),
                       palette.TEXT_DARK if k == self.step else palette.TEXT, anchor="center")
-            self.buttons.add(f"step.{k + 1}", cell, lambda k=k: self.go(ctx, k))
         body = pygame.Rect(m, close.bottom + g * 2, lay.width - 2 * m, bottom.top - close.bottom - g * 4)
         self.draw_step(surface, ctx, body, step)
 

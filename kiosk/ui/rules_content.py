@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from engine import Board, Side
+
 
 @dataclass(frozen=True)
 class Diagram:
@@ -121,10 +123,9 @@ def _steps() -> dict[str, tuple[RuleStep, ...]]:
         k["sides"],
         RuleStep("move", (k["move_a"],)),
         RuleStep("capture", (k["capture"].diagrams[0],
-                             D("...../...../.t.t./...../..T..", _cap(tw, "capture", "b"), "c1-c3", "c3",
-                               verdict=True))),
-        RuleStep("pass", (D("...../...../.t.t./...../..T..", _cap(tw, "pass", "a"), "c1-c5", verdict=False),
-                          D("...../...../.t.t./...../..K..", _cap(tw, "pass", "b"), "c1-c3", verdict=False))),
+                             D("...../...../.t.t./...../..T..", _cap(tw, "capture", "b"), "c1-c5", verdict=False))),
+        RuleStep("stop", (D("...../...../.t.t./...../..T..", _cap(tw, "stop", "a"), "c1-c3", "c3", verdict=True),
+                          D("...../...../.t.t./...../..K..", _cap(tw, "stop", "b"), "c1-c3", verdict=False))),
         RuleStep("king", (D("...../...../.tK../...../...t.", _cap(tw, "king", "a"), "d1-d3", "c3", verdict=True),)),
         RuleStep("win", (D("...../...../..K../...../.....", _cap(tw, "win", "a"), "c3-c1", verdict=True,
                            edges="s"),)),
@@ -136,8 +137,6 @@ STEPS: dict[str, tuple[RuleStep, ...]] = _steps()
 
 
 def _special(variant: str) -> tuple[int, set[int]]:
-    from engine import Board
-
     rules = Board(variant).rules
     size = rules.size
     special = {rules.throne} | set(rules.corners)
@@ -213,8 +212,6 @@ def local_square(name: str, diagram: Diagram, offset: tuple[int, int], size: int
 
 def embed(diagram: Diagram, variant: str):
     """The real engine Board with the crop placed on it, the mover's side to move; and the offset."""
-    from engine import Board, Side
-
     size, _ = _special(variant)
     offset = placement(diagram, variant)
     n = diagram.size

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import pygame
 
+from engine import Board, Outcome, Piece, Side, parse_square
 from kiosk.rewards import RewardSession, Unlocks
 
 DEMO_SECRET = "screenshot-demo-secret"   # only for pictures: a real kiosk has its own reward_secret
@@ -55,8 +56,6 @@ def idle_view() -> Any:
 
 def game_view(plies: int = 22, **changes: Any) -> Any:
     """A Copenhagen game after ``plies`` moves of the attract-mode record, visitor = defenders."""
-    from engine import Board, Side
-
     from kiosk.controller import ControllerView
     from kiosk.ui.attract import DEMO_GAME
 
@@ -81,8 +80,6 @@ def game_view(plies: int = 22, **changes: Any) -> Any:
 
 def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
     """(name, prepare(app)) for every picture; prepare navigates and sets the view."""
-    from engine import Outcome, Piece, Side, parse_square
-
     def sq(name: str) -> int:
         return parse_square(name, 11)
 
@@ -151,6 +148,28 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
         app.ctx.rewards = RewardSession(unlocks=Unlocks(True, True, True), colour_scheme=1)
         game(game_view(21, state="visitor_turn"), selected="f5")(app)
 
+    def york_match(over: bool) -> Callable[[Any], None]:
+        def prepare(app: Any) -> None:
+            import random
+
+            from kiosk.ui.match import Match
+
+            app.ctx.match = Match.new("five_point", "york", Side.DEFENDERS, random.Random(7))
+            board = Board("york")
+            if over:
+                board = Board.from_otn("york", "/3t7/11/2t4t3/11/5T5/11/4t6/11/3t4t2/11/1K9/", turn=Side.ATTACKERS)
+            view = replace(game_view(0), variant="york", board=board, last_move=None, last_captures=(),
+                           visitor_side=Side.DEFENDERS, level="easy",
+                           state="game_over" if over else "visitor_turn",
+                           outcome=Outcome(Side.DEFENDERS, "king_escaped") if over else None)
+            at(app, "game", view)
+        return prepare
+
+    def swedish(app: Any) -> None:
+        game(game_view(22, state="robot_moving", robot_activity="moving b9 to a9", progress=0.4,
+                       announcements=("raichi",)))(app)
+        app.ctx.texts.set_language("sv")
+
     illegal = game_view(21, state="fix_board", message="illegal_move.blocked",
                         message_args={"from": "d6", "to": "d9"},
                         fix_squares={sq("d9"): None, sq("d6"): Piece.DEFENDER})
@@ -182,13 +201,17 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
         ("19-rules-copenhagen-capture", rules("copenhagen", 2, 1.0)),
         ("20-rules-copenhagen-shieldwall", rules("copenhagen", 5, 2.6)),
         ("21-rules-tablut-camps", rules("tablut", 1, 0.3)),
-        ("22-rules-tawlbwrdd-pass", rules("tawlbwrdd", 3, 2.5)),
+        ("22-rules-tawlbwrdd-stop", rules("tawlbwrdd", 3, 2.5)),
         ("23-rules-york-king", rules("york", 3, 1.6)),
         ("24-staff-pin", lambda app: at(app, "pin", idle_view())),
         ("25-staff-robot", staff("robot")),
         ("26-staff-levels", staff("levels")),
         ("27-staff-system", staff("system")),
+        ("27b-staff-camera", staff("camera")),
         ("28-idle-countdown", idle_countdown),
+        ("29-york-card-match", york_match(False)),
+        ("30-york-card-match-over", york_match(True)),
+        ("31-game-in-swedish", swedish),
     ]
 
 

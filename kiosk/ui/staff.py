@@ -5,7 +5,9 @@ three wrong PINs lock the keypad for 30 seconds. Jogging, test moves and the
 live camera picture need controller methods beyond the architecture's list;
 they are used when the controller has them (``jog(dx_mm, dy_mm)``,
 ``test_move(from_sq, to_sq)``, ``camera_snapshot() -> (frame | None, reading | None)``)
-and their buttons say "not available" otherwise.
+and their buttons say "not available" otherwise. Without ``camera_snapshot`` the
+camera page still shows the squares read, from the controller's camera port
+(``controller.camera.read_latest()``, which only peeks at the newest reading).
 """
 from __future__ import annotations
 
@@ -15,10 +17,12 @@ from typing import Any
 
 import pygame
 
+from calibration.config import DEFAULT_CONFIG_PATH
 from kiosk.staffpin import verify_pin
 from kiosk.ui import palette
 from kiosk.ui.board_view import BoardGeometry, draw_board, draw_pieces
 from kiosk.ui.context import BaseScreen, UiContext
+from kiosk.ui.fonts import font
 from kiosk.ui.widgets import draw_button, draw_panel, draw_paragraph, draw_text, icon_arrow, icon_home
 
 LOCK_AFTER = 3
@@ -96,9 +100,10 @@ class PinScreen(BaseScreen):
         for k, key in enumerate(keys):
             r, c = divmod(k, 3)
             rect = pygame.Rect(pad.left + c * (T + g), pad.top + r * (T + g), T, T)
-            label = {"del": "<", "ok": ctx.t("staff.ok")}.get(key, key)
+            label = {"del": "", "ok": ctx.t("staff.ok")}.get(key, key)
             colour = palette.PRIMARY if key == "ok" else palette.SECONDARY if key != "del" else palette.PANEL_EDGE
-            draw_button(surface, rect, label, lay.font_title if key.isdigit() else lay.font_button, colour, enabled=enabled)
+            draw_button(surface, rect, label, lay.font_title if key.isdigit() else lay.font_button, colour, enabled=enabled,
+                        icon=icon_arrow("left") if key == "del" else None)
             self.buttons.add(f"key.{key}", rect, lambda key=key: self.press(ctx, key), enabled)
         info = pygame.Rect(back.right + g * 3, m, pad.left - back.right - g * 6, lay.height - 2 * m)
         draw_paragraph(surface, ctx.t("staff.pin_title"), pygame.Rect(info.left, info.top, info.width, T),
@@ -180,26 +185,24 @@ class StaffScreen(BaseScreen):
         lay = ctx.layout
         m, g, T = lay.margin, lay.gap, lay.target
         surface.fill((30, 30, 36))
-        menu_w = int(T * 1.9)
-        y = m
-        for page in self.PAGES:
-            rect = pygame.Rect(m, y, menu_w, T)
-            draw_button(surface, rect, ctx.t(f"staff.page_{page}"), lay.font_body,
-                        palette.PRIMARY if page == self.page else palette.PANEL)
-            self.buttons.add(f"page.{page}", rect, lambda p=page: self.set_page(p))
-            y += T + g
-            if y + T > lay.height - m - T - g:
-                break
-        leave = pygame.Rect(m, lay.height - m - T, menu_w, T)
-        draw_button(surface, leave, ctx.t("staff.leave"), lay.font_body, palette.PANEL_EDGE)
-        self.buttons.add("leave", leave, lambda: ctx.navigate("attract"))
-        content = pygame.Rect(m * 2 + menu_w, m, lay.width - menu_w - m * 3, lay.height - 2 * m)
-        status_h = lay.font_small + g
+        tabs = list(self.PAGES) + ["leave"]
+        tab_w = (lay.width - 2 * m - g * (len(tabs) - 1)) // len(tabs)
+        for k, page in enumerate(tabs):
+            rect = pygame.Rect(m + k * (tab_w + g), m, tab_w, T)
+            if page == "leave":
+                draw_button(surface, rect, ctx.t("staff.leave"), lay.font_body, palette.PANEL_EDGE)
+                self.buttons.add("leave", rect, lambda: ctx.navigate("attract"))
+            else:
+                draw_button(surface, rect, ctx.t(f"staff.page_{page}"), lay.font_body,
+                            palette.PRIMARY if page == self.page else palette.PANEL)
+                self.buttons.add(f"page.{page}", rect, lambda p=page: self.set_page(p))
+        content = pygame.Rect(m, m + T + g * 2, lay.width - 2 * m, lay.height - 2 * m - T - g * 2)
+        status_h = lay.font_small
         view = ctx.view
         state = view.state if view is not None else "?"
         draw_text(surface, ctx.t("staff.state", state=state) + ("   " + self.status if self.status else ""),
                   (content.left, content.bottom), lay.font_small, palette.TEXT_DIM, anchor="bottomleft")
-        area = pygame.Rect(content.left, content.top, content.width, content.height - status_h - g)
+        area = pygame.Rect(content.left, content.top, content.width, content.height - status_h - 2)
         getattr(self, f"page_{self.page}")(surface, ctx, area)
 
     def set_page(self, page: str) -> None:
@@ -210,9 +213,44 @@ class StaffScreen(BaseScreen):
 
     # ---- pages -------------------------------------------------------------------------------
     def page_robot(self, surface: pygame.Surface, ctx: UiContext, area: pygame.Rect) -> None:
+        """Jog pad with home in the middle, the board commands, and (when there is room) the board
+        for test moves: touch a square, then another."""
         lay = ctx.layout
         g, T = lay.gap, lay.target
-        board_side = min(area.height, area.width - 3 * T - 4 * g)
+        pg = 2 if lay.compact else g
+        has_jog = hasattr(ctx.controller, "jog")
+        step = JOG_STEPS_MM[self.jog_step]
+        pad = pygame.Rect(area.left, area.top, 3 * T + 2 * pg, 3 * T + 2 * pg)
+        for (c, r, dx, dy, direction) in ((1, 0, 0, step, "up"), (0, 1, -step, 0, "left"),
+                                          (2, 1, step, 0, "right"), (1, 2, 0, -step, "down")):
+            rect = pygame.Rect(pad.left + c * (T + pg), pad.top + r * (T + pg), T, T)
+            draw_button(surface, rect, "", lay.font_button, palette.SECONDARY, enabled=has_jog, icon=icon_arrow(direction))
+            self.buttons.add(f"jog.{direction}", rect, lambda dx=dx, dy=dy: self.run(ctx, "jog", dx, dy), has_jog)
+        home = pygame.Rect(pad.left + T + pg, pad.top + T + pg, T, T)
+        draw_button(surface, home, "", lay.font_button, palette.PRIMARY, icon=icon_home)
+        self.buttons.add("home", home, lambda: self.run(ctx, "home"))
+        step_btn = pygame.Rect(pad.left, pad.top, T, T)
+        draw_button(surface, step_btn, f"{step:g} mm", lay.font_small, palette.PANEL_EDGE, enabled=has_jog)
+        self.buttons.add("jog.step", step_btn, self.cycle_step, has_jog)
+        variants = [v for v in ctx.config.kiosk.variants if (9 if v == "tablut" else 11) == ctx.config.board_spec.squares]
+        actions = [(f"setup.{v}", ctx.t("staff.setup", variant=ctx.t(f"variants.{v}.name")),
+                    lambda v=v: self.run(ctx, "setup_board", v)) for v in variants]
+        actions.append(("clear", ctx.t("staff.clear"), lambda: self.run(ctx, "clear_board")))
+        actions.append(("end", ctx.t("staff.end_game"), lambda: self.run(ctx, "end_game")))
+        rows = max(1, min(3, (area.height + pg) // (T + pg)))
+        cols = -(-len(actions) // rows)
+        col_w = int(T * 1.9)
+        left = pad.right + g * 3
+        for k, (key, label, action) in enumerate(actions):
+            col, row = divmod(k, rows)
+            rect = pygame.Rect(left + col * (col_w + g), area.top + row * (T + pg), col_w, T)
+            draw_button(surface, rect, label, lay.font_small, palette.SECONDARY)
+            self.buttons.add(key, rect, action)
+        board_left = left + cols * (col_w + g) + g * 2
+        board_side = min(area.height - lay.font_small * 3, area.right - board_left)
+        self.geom = None
+        if board_side < T * 3:
+            return                                  # no room for a usable board on this panel
         board_rect = pygame.Rect(area.right - board_side, area.top, board_side, board_side)
         view = ctx.view
         size = view.board.size if view is not None and view.board is not None else ctx.config.board_spec.squares
@@ -223,41 +261,10 @@ class StaffScreen(BaseScreen):
             draw_pieces(surface, geom, view.board.pieces(), ctx.schemes()[0])
         if self.test_from is not None:
             pygame.draw.rect(surface, palette.YELLOW, geom.square_rect(self.test_from), 4)
-        left = pygame.Rect(area.left, area.top, board_rect.left - area.left - g * 2, area.height)
-        # Jog pad: 3 x 3 with home in the middle.
-        has_jog = hasattr(ctx.controller, "jog")
-        step = JOG_STEPS_MM[self.jog_step]
-        cell = min(T, (left.width - 2 * g) // 3)
-        cell = max(cell, T) if left.width >= 3 * T + 2 * g else cell
-        pad = pygame.Rect(left.left, left.top, 3 * cell + 2 * g, 3 * cell + 2 * g)
-        for (c, r, dx, dy, direction) in ((1, 0, 0, step, "up"), (0, 1, -step, 0, "left"),
-                                          (2, 1, step, 0, "right"), (1, 2, 0, -step, "down")):
-            rect = pygame.Rect(pad.left + c * (cell + g), pad.top + r * (cell + g), cell, cell)
-            draw_button(surface, rect, "", lay.font_button, palette.SECONDARY, enabled=has_jog, icon=icon_arrow(direction))
-            self.buttons.add(f"jog.{direction}", rect, lambda dx=dx, dy=dy: self.run(ctx, "jog", dx, dy), has_jog)
-        home = pygame.Rect(pad.left + cell + g, pad.top + cell + g, cell, cell)
-        draw_button(surface, home, "", lay.font_button, palette.PRIMARY, icon=icon_home)
-        self.buttons.add("home", home, lambda: self.run(ctx, "home"))
-        step_btn = pygame.Rect(pad.left, pad.top, cell, cell)
-        draw_button(surface, step_btn, f"{step:g}", lay.font_body, palette.PANEL_EDGE, enabled=has_jog)
-        self.buttons.add("jog.step", step_btn, self.cycle_step, has_jog)
-        y = pad.bottom + g * 2
-        half = (left.width - g) // 2
-        variants = [v for v in ctx.config.kiosk.variants if (9 if v == "tablut" else 11) == ctx.config.board_spec.squares]
-        actions = [(f"setup.{v}", ctx.t("staff.setup", variant=ctx.t(f"variants.{v}.name")),
-                    lambda v=v: self.run(ctx, "setup_board", v)) for v in variants]
-        actions.append(("clear", ctx.t("staff.clear"), lambda: self.run(ctx, "clear_board")))
-        actions.append(("end", ctx.t("staff.end_game"), lambda: self.run(ctx, "end_game")))
-        for k, (key, label, action) in enumerate(actions):
-            col, row = k % 2, k // 2
-            rect = pygame.Rect(left.left + col * (half + g), y + row * (T + g), half, T)
-            if rect.bottom > area.bottom - lay.font_small * 2:
-                break
-            draw_button(surface, rect, label, lay.font_small, palette.SECONDARY)
-            self.buttons.add(key, rect, action)
         hint = ctx.t("staff.test_move_hint") if hasattr(ctx.controller, "test_move") else ctx.t("staff.test_move_na")
-        draw_paragraph(surface, hint, pygame.Rect(left.left, area.bottom - lay.font_small * 2, left.width,
-                                                  lay.font_small * 2), lay.font_small, palette.TEXT_DIM, min_size=10)
+        draw_paragraph(surface, hint, pygame.Rect(board_rect.left, board_rect.bottom + g, board_rect.width,
+                                                  area.bottom - board_rect.bottom - g), lay.font_small, palette.TEXT_DIM,
+                       min_size=10)
 
     def cycle_step(self) -> None:
         self.jog_step = (self.jog_step + 1) % len(JOG_STEPS_MM)
@@ -266,11 +273,13 @@ class StaffScreen(BaseScreen):
         lay = ctx.layout
         snapshot = getattr(ctx.controller, "camera_snapshot", None)
         frame, reading = (None, None)
-        if snapshot is not None:
-            try:
+        try:
+            if snapshot is not None:
                 frame, reading = snapshot()
-            except Exception as exc:     # a camera fault must not take staff mode down
-                self.status = str(exc)
+            elif hasattr(getattr(ctx.controller, "camera", None), "read_latest"):
+                reading = ctx.controller.camera.read_latest()     # the newest reading; it is not consumed
+        except Exception as exc:     # a camera fault must not take staff mode down
+            self.status = str(exc)
         view = ctx.view
         half = (area.width - lay.gap * 2) // 2
         pic = pygame.Rect(area.left, area.top, half, area.height)
@@ -325,7 +334,6 @@ class StaffScreen(BaseScreen):
         text_rect = pygame.Rect(area.left, area.top, area.width - T - g * 2, area.height)
         draw_panel(surface, text_rect, (18, 18, 22), shadow=False)
         size = max(12, lay.font_small - 6)
-        from kiosk.ui.fonts import font
         fnt = font(size)
         per_page = max(1, (text_rect.height - 10) // fnt.get_linesize())
         self.log_offset = max(0, min(self.log_offset, max(0, len(lines) - per_page)))
@@ -345,35 +353,37 @@ class StaffScreen(BaseScreen):
         self.buttons.add("log.down", down, lambda: setattr(self, "log_offset", max(0, self.log_offset - per_page // 2)))
 
     def page_levels(self, surface: pygame.Surface, ctx: UiContext, area: pygame.Rect) -> None:
+        """Thinking time and depth per level; every change is applied at once and saved."""
         lay = ctx.layout
         T, g = lay.target, lay.gap
+        pg = 2 if lay.compact else g
         levels = ctx.config.engine.levels
-        row_h = T + g
         y = area.top
-        label_w = area.width - 4 * T - 6 * g
+        label_w = area.width - 4 * T - 4 * g
         for name, level in levels.items():
-            if y + T > area.bottom - T - g:
+            if y + T > area.bottom:
                 break
             text = ctx.t("staff.level_line", level=ctx.t(f"levels.{name}.name", default=name),
                          time=f"{level.time_s:g}", depth=level.max_depth)
-            draw_paragraph(surface, text, pygame.Rect(area.left, y, label_w, T), lay.font_small, valign="center")
+            draw_paragraph(surface, text, pygame.Rect(area.left, y, label_w, T), lay.font_body, valign="center",
+                           min_size=12)
             x = area.left + label_w + g
-            for key, label, change in (("time-", "-s", lambda lv=level: setattr(lv, "time_s", max(0.1, round(lv.time_s - 0.5, 2)))),
-                                       ("time+", "+s", lambda lv=level: setattr(lv, "time_s", round(lv.time_s + 0.5, 2))),
-                                       ("depth-", "-d", lambda lv=level: setattr(lv, "max_depth", max(1, lv.max_depth - 1))),
-                                       ("depth+", "+d", lambda lv=level: setattr(lv, "max_depth", lv.max_depth + 1))):
+            for key, change in (("time-", lambda lv=level: setattr(lv, "time_s", max(0.1, round(lv.time_s - 0.5, 2)))),
+                                ("time+", lambda lv=level: setattr(lv, "time_s", round(lv.time_s + 0.5, 2))),
+                                ("depth-", lambda lv=level: setattr(lv, "max_depth", max(1, lv.max_depth - 1))),
+                                ("depth+", lambda lv=level: setattr(lv, "max_depth", lv.max_depth + 1))):
                 rect = pygame.Rect(x, y, T, T)
-                draw_button(surface, rect, label, lay.font_body, palette.SECONDARY)
-                self.buttons.add(f"level.{name}.{key}", rect, change)
+                label = ctx.t(f"staff.level_{key.replace('-', '_less').replace('+', '_more')}")
+                draw_button(surface, rect, label, lay.font_small, palette.SECONDARY)
+                self.buttons.add(f"level.{name}.{key}", rect, lambda change=change: self.change_level(ctx, change))
                 x += T + g
-            y += row_h
-        save = pygame.Rect(area.left, area.bottom - T, min(area.width, T * 3), T)
-        draw_button(surface, save, ctx.t("staff.save"), lay.font_body, palette.PRIMARY)
-        self.buttons.add("save", save, lambda: self.save_config(ctx))
+            y += T + pg
+
+    def change_level(self, ctx: UiContext, change) -> None:
+        change()
+        self.save_config(ctx)
 
     def save_config(self, ctx: UiContext) -> None:
-        from calibration.config import DEFAULT_CONFIG_PATH
-
         path = os.environ.get(CONFIG_ENV, DEFAULT_CONFIG_PATH)
         try:
             from calibration.config_file import save_config

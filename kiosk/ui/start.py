@@ -8,11 +8,13 @@ easy for a ten-year-old and a grandparent alike.
 """
 from __future__ import annotations
 
+import math
 import random
 from typing import Any
 
 import pygame
 
+from engine import Board, Side
 from kiosk.ui import palette
 from kiosk.ui.board_view import BoardGeometry, draw_board, draw_pieces, draw_piece
 from kiosk.ui.context import BaseScreen, GameRequest, UiContext
@@ -36,8 +38,6 @@ def installed_variants(config: Any) -> list[str]:
 
 def start_position(variant: str) -> tuple[int, dict[int, Any], str | None]:
     """(size, pieces, side to move first) from the engine's start position."""
-    from engine import Board
-
     board = Board(variant)
     return board.size, board.pieces(), str(getattr(board.turn, "value", board.turn))
 
@@ -61,6 +61,15 @@ class StartScreen(BaseScreen):
         self.pending = None
         self.error = None
         self.lots = False
+        if kwargs.get("next_game") and ctx.match is not None and ctx.request is not None:
+            request = GameRequest(ctx.request.variant, dict(ctx.request.options), Side(ctx.match.visitor_side()),
+                                  ctx.request.level)
+            ctx.request = self.pending = request
+            self.page = "level"
+            self.try_start(ctx)
+            return
+        if not kwargs.get("keep_match"):
+            ctx.match = None
         variants = installed_variants(ctx.config)
         if len(variants) == 1:
             self.variant = variants[0]
@@ -84,12 +93,11 @@ class StartScreen(BaseScreen):
         self.page = "level"
 
     def choose_level(self, ctx: UiContext, level: str) -> None:
-        from engine import Side
-
         assert self.variant is not None and self.side is not None
         request = GameRequest(self.variant, {}, Side(self.side), level)
         ctx.request = request
-        ctx.match = Match.new(self.match_format, self.variant, request.visitor_side, self.rng)
+        ctx.match = Match.new(self.match_format, self.variant, request.visitor_side, self.rng) \
+            if self.match_format != "single" else None
         self.pending = request
         self.try_start(ctx)
 
@@ -290,8 +298,6 @@ class StartScreen(BaseScreen):
 
 
 def draw_star(surface: pygame.Surface, centre: tuple[float, float], r: float, colour: tuple[int, int, int]) -> None:
-    import math
-
     pts = []
     for k in range(10):
         radius = r if k % 2 == 0 else r * 0.45

@@ -14,7 +14,9 @@ from typing import Callable
 import pygame
 
 from kiosk.ui import palette
-from kiosk.ui.fonts import font
+from functools import lru_cache
+
+from kiosk.ui.fonts import font, render
 
 RGB = tuple[int, int, int]
 
@@ -67,9 +69,26 @@ class Buttons:
 
 def fit_font(text: str, max_width: int, size: int, min_size: int = 12) -> pygame.font.Font:
     """The largest font not above ``size`` in which ``text`` fits ``max_width``."""
+    return font(_fit_size(text, max_width, size, min_size))
+
+
+@lru_cache(maxsize=4096)
+def _fit_size(text: str, max_width: int, size: int, min_size: int) -> int:
     while size > min_size and font(size).size(text)[0] > max_width:
         size -= 2
-    return font(size)
+    return size
+
+
+@lru_cache(maxsize=4096)
+def _layout_paragraph(text: str, size: int, width: int, height: int, min_size: int) -> tuple[int, tuple[str, ...], int]:
+    """(font size, lines, line height) of a paragraph shrunk to fit; cached, it is the same every frame."""
+    while True:
+        fnt = font(size)
+        lines = wrap(text, fnt, width)
+        line_h = int(fnt.get_linesize() * 1.05)
+        if len(lines) * line_h <= height or size <= min_size:
+            return size, tuple(lines), line_h
+        size -= 2
 
 
 def wrap(text: str, fnt: pygame.font.Font, max_width: int) -> list[str]:
@@ -92,7 +111,7 @@ def wrap(text: str, fnt: pygame.font.Font, max_width: int) -> list[str]:
 def draw_text(surface: pygame.Surface, text: str, pos: tuple[int, int], size: int,
               colour: RGB = palette.TEXT, anchor: str = "topleft") -> pygame.Rect:
     """One line of text placed by ``anchor`` (any pygame.Rect attribute name)."""
-    image = font(size).render(text, True, colour)
+    image = render(text, size, colour)
     rect = image.get_rect(**{anchor: pos})
     surface.blit(image, rect)
     return rect
@@ -102,17 +121,11 @@ def draw_paragraph(surface: pygame.Surface, text: str, rect: pygame.Rect, size: 
                    colour: RGB = palette.TEXT, align: str = "left", min_size: int = 14,
                    valign: str = "top") -> int:
     """Wrapped text inside ``rect``, shrinking the font until it fits; returns the bottom y used."""
-    while True:
-        fnt = font(size)
-        lines = wrap(text, fnt, rect.width)
-        line_h = int(fnt.get_linesize() * 1.05)
-        if len(lines) * line_h <= rect.height or size <= min_size:
-            break
-        size -= 2
+    size, lines, line_h = _layout_paragraph(text, int(size), rect.width, rect.height, int(min_size))
     total = len(lines) * line_h
     y = rect.top if valign == "top" else rect.centery - total // 2
     for line in lines:
-        image = fnt.render(line, True, colour)
+        image = render(line, size, colour)
         if align == "center":
             x = rect.centerx - image.get_width() // 2
         elif align == "right":
@@ -204,6 +217,18 @@ def draw_progress(surface: pygame.Surface, rect: pygame.Rect, fraction: float,
     pygame.draw.rect(surface, palette.PANEL_EDGE, rect, width=2, border_radius=radius)
 
 
+def draw_busy(surface: pygame.Surface, rect: pygame.Rect, t: float, colour: RGB = palette.SKY_BLUE) -> None:
+    """An indeterminate bar for work without a known length (the engine thinking): a block
+    gliding back and forth, so it never pretends to be nearly done."""
+    radius = rect.height // 2
+    pygame.draw.rect(surface, palette.BACKGROUND, rect, border_radius=radius)
+    width = max(rect.height, rect.width // 4)
+    phase = (math.sin(t * 2.2) + 1) / 2
+    block = pygame.Rect(rect.left + int((rect.width - width) * phase), rect.top, width, rect.height)
+    pygame.draw.rect(surface, colour, block, border_radius=radius)
+    pygame.draw.rect(surface, palette.PANEL_EDGE, rect, width=2, border_radius=radius)
+
+
 # ---- icons: each draws inside a rect in a given colour -------------------------------
 
 def icon_tick(surface: pygame.Surface, rect: pygame.Rect, colour: RGB) -> None:
@@ -250,7 +275,8 @@ def icon_flag_white(surface: pygame.Surface, rect: pygame.Rect, colour: RGB) -> 
 
 
 def icon_stop(surface: pygame.Surface, rect: pygame.Rect, colour: RGB) -> None:
-    r = rect.inflate(-rect.width // 3, -rect.height // 3)
+    side = min(rect.width, rect.height) // 2
+    r = pygame.Rect(rect.centerx - side // 2, rect.centery - side // 2, side, side)
     pygame.draw.rect(surface, colour, r, border_radius=max(2, r.width // 6))
 
 

@@ -1,0 +1,40 @@
+"""The self-play runner's statistics and one short game through it."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _selfplay():
+    spec = importlib.util.spec_from_file_location("bench_selfplay", REPO / "bench" / "selfplay.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_selfplay"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_interval_of_mixed_and_one_sided_results() -> None:
+    sp = _selfplay()
+    mean, lo, hi = sp.interval([1.0] * 30 + [0.0] * 10)
+    assert mean == pytest.approx(0.75)
+    half = 1.96 * (sum((s - 0.75) ** 2 for s in [1.0] * 30 + [0.0] * 10) / 39 / 40) ** 0.5
+    assert (lo, hi) == pytest.approx((0.75 - half, 0.75 + half))
+    mean, lo, hi = sp.interval([1.0] * 40)          # Wilson bound, not a zero-width interval
+    assert mean == 1.0 and hi == 1.0 and 0.9 < lo < 0.95
+    assert sp.interval([0.5, 1.0]) [0] == pytest.approx(0.75)
+
+
+def test_a_short_selfplay_game_is_scored_for_a() -> None:
+    sp = _selfplay()
+    result = sp.play_game((0, "tablut", {}, "easy", "easy", 0.2, 0.2, 12, 2, 5, True))
+    assert result.plies <= 12 + 2
+    assert result.a_score in (0.0, 0.5, 1.0)
+    if result.winner is None:
+        assert result.a_score == 0.5
+    else:
+        assert (result.a_score == 1.0) == (result.winner == "attackers")

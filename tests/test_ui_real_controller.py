@@ -1,0 +1,78 @@
+"""The screens driving the real GameController in full simulation (camera, GRBL simulator, engine).
+
+The visitor starts a game by touch, moves a piece by touching it and a dot
+(the move goes to the simulated world; the controller sees it through the
+rendered camera), the robot answers, and the screen shows the robot's move
+highlighted; then the visitor resigns through the confirmation.
+"""
+from __future__ import annotations
+
+import time
+
+import pygame
+import pytest
+
+from calibration.config import Config
+from kiosk.simrig import SimRig, fast_settings
+from kiosk.ui import palette
+from kiosk.ui.app import KioskApp
+
+MAX_WAIT_S = 120.0     # a bound so a broken rig fails instead of hanging; not a speed check
+
+
+def click(pos):
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=tuple(map(int, pos)), button=1))
+
+
+def run_until(app, condition, what):
+    deadline = time.monotonic() + MAX_WAIT_S
+    while time.monotonic() < deadline:
+        app.step()
+        if condition(app.ctx.view):
+            return
+        time.sleep(0.01)
+    pytest.fail(f"waited {MAX_WAIT_S:.0f} s for {what}; controller state {app.ctx.view.state}")
+
+
+def test_touch_play_against_the_real_controller(tmp_path):
+    pygame.display.init()
+    pygame.event.clear()
+    config = Config()
+    config.kiosk.state_dir = str(tmp_path)
+    config.kiosk.idle_timeout_s = 10_000
+    try:
+        rig = SimRig(config, str(tmp_path), "copenhagen", fast_settings(seed=3))
+    except (FileNotFoundError, ValueError) as exc:   # e.g. vision's square model missing or out of date
+        pytest.skip(f"the simulation rig cannot be built here: {exc}")
+    try:
+        app = KioskApp(rig.controller, config, world=rig.world, size=(1280, 800))
+        app.step()
+        for key in ("play", "variant.copenhagen", "side.attackers", "level.easy"):
+            click(app.current.buttons.find(key).rect.center)
+            app.step()
+        assert app.screen_name == "game"
+        run_until(app, lambda v: v.state == "visitor_turn", "the robot to set up the board")
+        board = app.ctx.view.board
+        move = next(m for m in board.legal_moves if not board.captures_of(m))
+        geom = app.screens["game"].geom
+        click(geom.centre(move.from_sq))
+        app.step()
+        click(geom.centre(move.to_sq))
+        app.step()
+        run_until(app, lambda v: v.state == "visitor_turn" and v.ply >= 2, "the robot's reply")
+        view = app.ctx.view
+        assert view.board.move_stack[0] == move
+        shot_path = tmp_path / "after-reply.png"
+        pygame.image.save(app.surface, str(shot_path))
+        shot = pygame.image.load(str(shot_path))
+        to_rect = geom.square_rect(view.last_move.to_sq)
+        edge = [shot.get_at((x, to_rect.top + 2))[:3] for x in range(to_rect.left + 4, to_rect.right - 4)]
+        assert sum(1 for c in edge if c == palette.LAST_MOVE) > to_rect.width // 2
+        click(app.current.buttons.find("resign").rect.center)
+        app.step()
+        click(app.current.buttons.find("confirm_yes").rect.center)
+        run_until(app, lambda v: v.outcome is not None, "the resignation")
+        assert app.ctx.view.outcome.winner.value == "defenders"
+        assert app.current.buttons.find("again") is not None        # the result panel is showing
+    finally:
+        rig.close()

@@ -1,0 +1,444 @@
+"""The screens, driven by posted pygame events; every check reads pixels of the saved frame.
+
+The controller side is a real `ControllerView` (built from real engine
+boards) held by `StillController`, which records the commands the screens
+send; the visitor's touch moves go to the real simulated world (SimWorld).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pygame
+import pytest
+
+from calibration.config import Config
+from engine import Board, Outcome, Piece, Side, parse_square
+from kiosk.rewards import verify_code
+from kiosk.simworld import SimWorld
+from kiosk.staffpin import hash_pin
+from kiosk.ui import palette
+from kiosk.ui.app import KioskApp
+from kiosk.ui.game import split_rects
+from kiosk.ui.board_view import BoardGeometry
+from kiosk.ui.screenshots import StillController, game_view, idle_view
+
+SECRET = "test-secret"
+PIN = "2468"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 500.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make_config() -> Config:
+    config = Config()
+    config.kiosk.reward_secret = SECRET
+    config.kiosk.staff_pin_hash = hash_pin(PIN, iterations=1000)
+    config.kiosk.state_dir = "/nonexistent-tafl-state"
+    return config
+
+
+def make_app(view, size=(1280, 800), world=None, config=None):
+    pygame.display.init()
+    clock = Clock()
+    app = KioskApp(StillController(view), config or make_config(), world=world, size=size, clock=clock)
+    app.clock_ref = clock
+    return app
+
+
+def frame(app, tmp_path, name="frame.png") -> pygame.Surface:
+    """Draw one frame from the queued events, save it as PNG and load it back."""
+    app.step()
+    path = tmp_path / name
+    pygame.image.save(app.surface, str(path))
+    return pygame.image.load(str(path))
+
+
+def click(pos) -> None:
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=tuple(map(int, pos)), button=1))
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=tuple(map(int, pos)), button=1))
+
+
+def key(k, unicode="") -> None:
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=k, unicode=unicode, mod=0, scancode=0))
+
+
+def button(app, key_name):
+    found = app.current.buttons.find(key_name)
+    assert found is not None, f"no button {key_name!r} on {app.screen_name}: {[b.key for b in app.current.buttons.items]}"
+    return found.rect
+
+
+def count_colour(surface, rect, colour, tolerance=12) -> int:
+    rect = pygame.Rect(rect).clip(surface.get_rect())
+    pixels = pygame.surfarray.pixels3d(surface)[rect.left:rect.right, rect.top:rect.bottom].astype(int)
+    return int((np.abs(pixels - np.array(colour)).max(axis=2) <= tolerance).sum())
+
+
+@pytest.fixture(autouse=True)
+def clean_queue():
+    pygame.display.init()
+    pygame.event.clear()
+    yield
+    pygame.event.clear()
+
+
+def start_view(visitor=Side.ATTACKERS):
+    board = Board("copenhagen")
+    return replace(game_view(0), board=board, last_move=None, last_captures=(), visitor_side=visitor,
+                   captured={"attackers": 0, "defenders": 0})
+
+
+def test_attract_touch_then_choices_start_a_game(tmp_path):
+    app = make_app(idle_view())
+    shot = frame(app, tmp_path)
+    play = button(app, "play")
+    assert count_colour(shot, play, palette.PRIMARY) > play.width * play.height // 3
+    click(play.center)
+    shot = frame(app, tmp_path)
+    assert app.screen_name == "start"
+    back = button(app, "back")
+    assert count_colour(shot, back, palette.PANEL_EDGE) > back.width * back.height // 2
+    click(button(app, "variant.copenhagen").center)
+    frame(app, tmp_path)
+    click(button(app, "side.defenders").center)
+    shot = frame(app, tmp_path)
+    easy = button(app, "level.easy")
+    assert count_colour(shot, easy, palette.BLUISH_GREEN) > easy.width * easy.height // 3
+    click(easy.center)
+    frame(app, tmp_path)
+    assert app.ctx.controller.calls == [("start_game", ("copenhagen", {}, Side.DEFENDERS, "easy"))]
+    assert app.screen_name == "game"
+
+
+def test_touch_a_piece_shows_dots_and_moves_it_in_the_world(tmp_path):
+    config = make_config()
+    world = SimWorld(config)
+    world.place_position("copenhagen", Board("copenhagen").pieces())
+    app = make_app(start_view(), world=world, config=config)
+    frame(app, tmp_path)
+    geom = app.screens["game"].geom
+    d1, d3, d5 = (parse_square(n, 11) for n in ("d1", "d3", "d5"))
+    click(geom.centre(d1))
+    shot = frame(app, tmp_path)
+    for sq in (d3, d5):
+        centre = geom.centre(sq)
+        assert shot.get_at(centre)[:3] == palette.DOT
+    assert count_colour(shot, geom.square_rect(d1), palette.SELECTED, 0) > 20
+    assert shot.get_at(geom.centre(parse_square("d6", 11)))[:3] != palette.DOT   # blocked by a defender
+    click(geom.centre(d3))
+    frame(app, tmp_path)
+    pieces = world.square_pieces()
+    assert pieces.get(d3) == Piece.ATTACKER and d1 not in pieces
+
+
+def test_arrow_keys_and_enter_move_a_piece(tmp_path):
+    config = make_config()
+    world = SimWorld(config)
+    world.place_position("copenhagen", Board("copenhagen").pieces())
+    app = make_app(start_view(), world=world, config=config)
+    frame(app, tmp_path)
+    for k in [pygame.K_LEFT] * 2 + [pygame.K_DOWN] * 5 + [pygame.K_RETURN]:     # f6 -> d1, select
+        key(k)
+    shot = frame(app, tmp_path)
+    geom = app.screens["game"].geom
+    assert app.screens["game"].selected == parse_square("d1", 11)
+    assert shot.get_at(geom.centre(parse_square("d4", 11)))[:3] == palette.DOT
+    for k in [pygame.K_UP] * 3 + [pygame.K_RETURN]:                               # d1 -> d4, move
+        key(k)
+    frame(app, tmp_path)
+    assert world.square_pieces().get(parse_square("d4", 11)) == Piece.ATTACKER
+
+
+def test_robot_pieces_cannot_be_picked_and_no_moves_on_robot_turn(tmp_path):
+    world = SimWorld(make_config())
+    world.place_position("copenhagen", Board("copenhagen").pieces())
+    app = make_app(start_view(visitor=Side.DEFENDERS), world=world)   # attackers (robot) to move
+    frame(app, tmp_path)
+    geom = app.screens["game"].geom
+    click(geom.centre(parse_square("f4", 11)))
+    shot = frame(app, tmp_path)
+    assert app.screens["game"].selected is None
+    assert count_colour(shot, geom.inner, palette.DOT, 0) == 0
+
+
+def test_resign_asks_first(tmp_path):
+    app = make_app(game_view(21))
+    frame(app, tmp_path)
+    click(button(app, "resign").center)
+    shot = frame(app, tmp_path)
+    yes = button(app, "confirm_yes")
+    assert count_colour(shot, yes, palette.DANGER) > yes.width * yes.height // 3
+    click(button(app, "confirm_no").center)
+    frame(app, tmp_path)
+    assert app.ctx.controller.calls == []
+    click(button(app, "resign").center)
+    frame(app, tmp_path)
+    click(button(app, "confirm_yes").center)
+    frame(app, tmp_path)
+    assert app.ctx.controller.calls == [("resign", ())]
+
+
+def test_end_game_asks_then_ends(tmp_path):
+    app = make_app(game_view(21))
+    frame(app, tmp_path)
+    click(button(app, "end").center)
+    frame(app, tmp_path)
+    click(button(app, "confirm_yes").center)
+    frame(app, tmp_path)
+    assert app.ctx.controller.calls == [("end_game", ())]
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (800, 480)])
+def test_illegal_move_marks_where_to_put_and_what_to_take(tmp_path, size):
+    d9, d6 = parse_square("d9", 11), parse_square("d6", 11)
+    view = game_view(21, state="fix_board", message="illegal_move.blocked", message_args={"from": "d6", "to": "d9"},
+                     fix_squares={d9: None, d6: Piece.DEFENDER})
+    app = make_app(view, size=size)
+    shot = frame(app, tmp_path)
+    geom = app.screens["game"].geom
+    assert count_colour(shot, geom.square_rect(d9), palette.BAD, 8) > 30
+    assert count_colour(shot, geom.square_rect(d6).inflate(8, 8), palette.GOOD, 8) > 30
+    _, panel = split_rects(app.ctx.layout)
+    assert count_colour(shot, panel, palette.FIX, 4) > 100         # the framed explanation
+
+
+def test_hand_over_board_shown_only_after_a_grace_period(tmp_path):
+    view = game_view(21, camera_ok=False, camera_reason="hand over board")
+    app = make_app(view)
+    _, panel = split_rects(app.ctx.layout)
+    skin = (240, 200, 160)
+    assert count_colour(frame(app, tmp_path), panel, skin, 4) == 0
+    app.clock_ref.now += 3.0
+    assert count_colour(frame(app, tmp_path), panel, skin, 4) > 500
+
+
+def test_win_unlocks_reward_with_a_code_that_scans_and_verifies(tmp_path):
+    view = game_view(34, state="game_over", level="easy", visitor_side=Side.DEFENDERS,
+                     outcome=Outcome(Side.DEFENDERS, "king_escaped"))
+    app = make_app(view)
+    app.navigate("game")                    # the game screen was showing when the game ended
+    frame(app, tmp_path)
+    assert app.ctx.rewards.unlocks.colours and not app.ctx.rewards.unlocks.crown
+    click(button(app, "reward").center)
+    shot = frame(app, tmp_path, "reward.png")
+    assert app.screen_name == "rewards"
+    image = cv2.imread(str(tmp_path / "reward.png"))
+    text, _, _ = cv2.QRCodeDetector().detectAndDecode(image)
+    assert text.startswith("TAFL:")
+    code = verify_code(text, SECRET)
+    assert code is not None and code.unlocks.colours and not code.unlocks.shaded
+    assert verify_code(text, "other-secret") is None
+    scheme = button(app, "scheme.1")
+    click(scheme.center)
+    shot = frame(app, tmp_path)
+    assert app.ctx.rewards.colour_scheme == 1
+    assert count_colour(shot, scheme.inflate(10, 10), palette.SELECTED, 0) > 40     # the chosen swatch is framed
+    click(button(app, "done").center)
+    frame(app, tmp_path)
+    assert ("clear_board", ()) in app.ctx.controller.calls
+    assert app.screen_name == "attract" and not app.ctx.rewards.unlocks.colours
+
+
+def test_unlocked_colours_and_crown_are_used_on_the_game_screen(tmp_path):
+    from kiosk.rewards import RewardSession, Unlocks
+
+    view = game_view(21)
+    app = make_app(view)
+    attacker_sq = next(sq for sq, p in view.board.pieces().items() if p == Piece.ATTACKER)
+    shot = frame(app, tmp_path)
+    geom = app.screens["game"].geom
+    assert shot.get_at(geom.centre(attacker_sq))[:3] == tuple(app.config.pieces.attacker_rgb)
+    app.ctx.rewards = RewardSession(Unlocks(colours=True, crown=True), colour_scheme=1, use_shaded=False)
+    shot = frame(app, tmp_path)
+    assert shot.get_at(geom.centre(attacker_sq))[:3] == palette.BLUE
+    _, panel = split_rects(app.ctx.layout)
+    assert count_colour(shot, panel, palette.GOLD, 2) > 50                         # the avatar's crown
+
+
+def test_idle_countdown_then_back_to_attract(tmp_path):
+    app = make_app(game_view(21))
+    frame(app, tmp_path)
+    app.clock_ref.now += app.idle_timeout - 10
+    shot = frame(app, tmp_path)
+    centre = pygame.Rect(0, 0, 300, 300)
+    centre.center = app.ctx.layout.rect.center
+    assert count_colour(shot, centre, palette.ORANGE, 8) > 300                      # the big countdown number
+    click((5, 5))                                                                    # "still playing": wakes only
+    shot = frame(app, tmp_path)
+    assert count_colour(shot, centre, palette.ORANGE, 8) < 50
+    assert app.ctx.controller.calls == []
+    app.clock_ref.now += app.idle_timeout + 1
+    frame(app, tmp_path)
+    assert app.ctx.controller.calls == [("end_game", ())]
+    assert app.screen_name == "attract"
+
+
+def test_staff_mode_needs_the_pin(tmp_path):
+    app = make_app(idle_view())
+    frame(app, tmp_path)
+    key(pygame.K_F12)
+    frame(app, tmp_path)
+    assert app.screen_name == "pin"
+    for digit in "1111":
+        click(button(app, f"key.{digit}").center)
+    click(button(app, "key.ok").center)
+    frame(app, tmp_path)
+    assert app.screen_name == "pin"
+    for digit in PIN:
+        key(getattr(pygame, f"K_{digit}"), digit)
+    key(pygame.K_RETURN)
+    shot = frame(app, tmp_path)
+    assert app.screen_name == "staff"
+    assert shot.get_at((app.ctx.layout.width // 2, app.ctx.layout.height - 3))[:3] == (30, 30, 36)
+    click(button(app, "home").center)
+    frame(app, tmp_path)
+    assert ("home", ()) in app.ctx.controller.calls
+
+
+def test_staff_corner_taps_open_the_pin_pad(tmp_path):
+    app = make_app(idle_view())
+    frame(app, tmp_path)
+    for _ in range(5):
+        click((10, 10))
+        app.clock_ref.now += 0.3
+        frame(app, tmp_path)
+    assert app.screen_name == "pin"
+
+
+def test_rules_reachable_from_the_game_and_animated(tmp_path):
+    app = make_app(game_view(21))
+    frame(app, tmp_path)
+    click(button(app, "rules").center)
+    frame(app, tmp_path)
+    assert app.screen_name == "rules" and app.screens["rules"].variant == "copenhagen"
+    click(button(app, "next").center)
+    shot_start = frame(app, tmp_path, "a.png")                # step 2 "moving": dots before the slide
+    body = pygame.Rect(0, button(app, "close").bottom, app.ctx.layout.width,
+                       button(app, "next").top - button(app, "close").bottom)
+    assert count_colour(shot_start, body, palette.DOT, 0) > 50
+    click(button(app, "tab.tawlbwrdd").center)
+    frame(app, tmp_path)
+    for _ in range(2):
+        click(button(app, "next").center)
+        frame(app, tmp_path)
+    app.clock_ref.now += 3.0                                  # capture step, verdict showing
+    shot = frame(app, tmp_path)
+    assert count_colour(shot, body, palette.GOOD, 2) > 100     # the tick badges
+    click(button(app, "close").center)
+    frame(app, tmp_path)
+    assert app.screen_name == "game"
+
+
+def test_flag_switches_language(tmp_path):
+    app = make_app(idle_view())
+    shot = frame(app, tmp_path)
+    flag = button(app, "language")
+    swedish_yellow, british_red = (254, 204, 0), (200, 16, 46)
+    assert count_colour(shot, flag, swedish_yellow, 2) > 50 and count_colour(shot, flag, british_red, 2) == 0
+    click(flag.center)
+    shot = frame(app, tmp_path)
+    assert app.ctx.texts.language == "sv"
+    assert count_colour(shot, flag, british_red, 2) > 20
+    assert app.ctx.t("attract.touch") == "Tryck för att spela"
+
+
+def test_robot_progress_bar_follows_the_view(tmp_path):
+    app = make_app(game_view(22, state="robot_moving", robot_activity="moving b9 to a9", progress=0.25))
+    _, panel = split_rects(app.ctx.layout)
+    low = count_colour(frame(app, tmp_path), panel, palette.SKY_BLUE, 2)
+    app.ctx.controller.set_view(game_view(22, state="robot_moving", robot_activity="moving b9 to a9", progress=0.9))
+    high = count_colour(frame(app, tmp_path), panel, palette.SKY_BLUE, 2)
+    assert high > low * 2
+
+
+def test_a_running_game_takes_over_from_attract(tmp_path):
+    app = make_app(idle_view())
+    frame(app, tmp_path)
+    app.ctx.controller.set_view(game_view(10, state="thinking"))
+    frame(app, tmp_path)
+    assert app.screen_name == "game"
+
+
+def test_board_geometry_round_trip():
+    geom = BoardGeometry(pygame.Rect(10, 10, 440, 440), 11)
+    for sq in range(121):
+        assert geom.square_at(geom.centre(sq)) == sq
+    assert geom.square_at((0, 0)) is None
+
+
+def york_view(state="visitor_turn", **changes):
+    fields = dict(variant="york", board=Board("york"), last_move=None, last_captures=(),
+                  visitor_side=Side.DEFENDERS, state=state, level="easy")
+    fields.update(changes)
+    return replace(game_view(0), **fields)
+
+
+def test_york_card_match_hides_cards_scores_and_swaps_sides(tmp_path):
+    app = make_app(idle_view())
+    frame(app, tmp_path)
+    click(button(app, "play").center)
+    frame(app, tmp_path)
+    click(button(app, "variant.york").center)
+    frame(app, tmp_path)
+    click(button(app, "format.five_point").center)
+    frame(app, tmp_path)
+    click(button(app, "side.defenders").center)
+    frame(app, tmp_path)
+    click(button(app, "level.easy").center)
+    frame(app, tmp_path)
+    assert app.ctx.controller.calls == [("start_game", ("york", {}, Side.DEFENDERS, "easy"))]
+    app.ctx.controller.set_view(york_view())
+    shot = frame(app, tmp_path)
+    geom = app.screens["game"].geom
+    south_card = (geom.inner.centerx, (geom.inner.bottom + geom.rect.bottom) // 2)
+    assert shot.get_at(south_card)[:3] == palette.BLUE                       # face down
+    # The king escapes by the south edge: the visitor (defending) scores that card.
+    end = Board.from_otn("york", "/" + "/".join(["5K5"] + ["11"] * 10) + "/", turn=Side.ATTACKERS)
+    app.ctx.controller.set_view(york_view("game_over", board=end, outcome=Outcome(Side.DEFENDERS, "king_escaped")))
+    shot = frame(app, tmp_path)
+    match = app.ctx.match
+    card = match.last_cards["south"]
+    assert match.scores() == ({"A": 1, "2": 2, "3": 3, "4": 4}[card], 0)
+    around = pygame.Rect(0, 0, 30, 30)
+    around.center = south_card
+    assert count_colour(shot, around, palette.YELLOW, 2) > 40                 # revealed, and it scored
+    click(button(app, "next").center)
+    frame(app, tmp_path)
+    app.ctx.controller.set_view(idle_view())
+    frame(app, tmp_path)
+    assert app.ctx.controller.calls[-2:] == [("clear_board", ()), ("start_game", ("york", {}, Side.ATTACKERS, "easy"))]
+
+
+def test_staff_level_tuning_is_applied_and_saved(tmp_path, monkeypatch):
+    from calibration.config_file import load_config
+
+    path = tmp_path / "config.toml"
+    monkeypatch.setenv("TAFL_KIOSK_CONFIG", str(path))
+    app = make_app(idle_view(), size=(800, 480))
+    app.ctx.staff_unlocked = True
+    app.navigate("staff", page="levels")
+    frame(app, tmp_path)
+    before = app.config.engine.levels["easy"].time_s
+    click(button(app, "level.easy.time+").center)
+    frame(app, tmp_path)
+    assert app.config.engine.levels["easy"].time_s == before + 0.5
+    assert load_config(path).engine.levels["easy"].time_s == before + 0.5
+    click(button(app, "level.hard.depth-").center)
+    frame(app, tmp_path)
+    assert load_config(path).engine.levels["hard"].max_depth == app.config.engine.levels["hard"].max_depth
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (800, 480)])
+def test_announcements_are_shown_in_a_yellow_box(tmp_path, size):
+    app = make_app(game_view(22, state="robot_moving", robot_activity="moving b9 to a9", progress=0.5), size=size)
+    _, panel = split_rects(app.ctx.layout)
+    assert count_colour(frame(app, tmp_path), panel, palette.YELLOW, 2) < 100
+    app.ctx.controller.set_view(game_view(22, state="visitor_turn", announcements=("raichi",)))
+    assert count_colour(frame(app, tmp_path), panel, palette.YELLOW, 2) > 3000

@@ -1,0 +1,71 @@
+"""The renderer's frames and the localiser's pose agree with the camera that made them."""
+import numpy as np
+import pytest
+
+from calibration.config import Config
+from calibration.geometry import BoardGeometry
+from engine import Board
+from vision.localise import BoardLocaliser, NotReadable
+from vision.renderer import render_frame
+
+import cv2
+
+
+@pytest.fixture(scope="module")
+def start11():
+    return {sq: p.value for sq, p in Board("copenhagen").pieces().items()}
+
+
+def _localiser(board="board-11"):
+    cfg = Config()
+    return BoardLocaliser(BoardGeometry.from_config(cfg, board), cfg.markers, cfg.camera)
+
+
+def test_frame_format_and_determinism(start11):
+    a = render_frame(start11, "board-11", seed=11, condition="museum")
+    b = render_frame(start11, "board-11", seed=11, condition="museum")
+    assert a.image.shape == (720, 1280, 3) and a.image.dtype == np.uint8
+    assert np.array_equal(a.image, b.image)
+    c = render_frame(start11, "board-11", seed=12, condition="museum")
+    assert not np.array_equal(a.image, c.image)
+
+
+@pytest.mark.parametrize("board,condition,seed", [("board-11", "clean", 1), ("board-11", "museum", 2),
+                                                   ("board-9", "museum", 3), ("board-9", "hard", 4)])
+def test_homography_matches_the_true_camera(board, condition, seed):
+    frame = render_frame({}, board, seed=seed, condition=condition)
+    loc = _localiser(board)
+    view = loc.locate(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY))
+    geo = loc.geometry
+    pts = np.array([geo.square_center(sq) for sq in range(geo.size ** 2)])
+    truth = frame.camera.project(np.column_stack([pts, np.zeros(len(pts))]))
+    seen = cv2.perspectiveTransform(pts.reshape(-1, 1, 2), view.H).reshape(-1, 2)
+    # the lens distortion is not modelled without calibration: a few pixels at most
+    assert np.abs(seen - truth).max() < 4.0
+    assert np.linalg.norm(view.camera_center - frame.camera.center) < 200
+
+
+def test_pieces_stand_where_the_camera_sees_them(start11):
+    frame = render_frame(start11, "board-11", seed=5, condition="clean")
+    geo = BoardGeometry.from_config(Config(), "board-11")
+    gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY).astype(float)
+    for sq, letter in start11.items():
+        x, y = geo.square_center(sq)
+        u, v = frame.camera.project(np.array([[x, y, 10.0]]))[0]
+        bright = gray[int(v) - 1:int(v) + 2, int(u) - 1:int(u) + 2].mean()
+        assert (bright < 90) if letter == "t" else (bright > 120), (sq, letter, bright)
+
+
+def test_missing_markers_are_named():
+    frame = render_frame({}, "board-11", seed=7, condition="clean", hide_markers=(2, 3))
+    with pytest.raises(NotReadable, match="markers not found: 2, 3"):
+        _localiser().locate(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY))
+
+
+def test_tracking_finds_the_same_pose():
+    frame = render_frame({}, "board-11", seed=8, condition="museum")
+    loc = _localiser()
+    gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+    cold = loc.locate(gray, track=False)
+    warm = loc.locate(gray, track=True)
+    assert np.allclose(cold.H / cold.H[2, 2], warm.H / warm.H[2, 2], atol=1e-3)

@@ -1,0 +1,184 @@
+"""`tafl-vision`: read a board from an image, render one, watch the camera, benchmark.
+
+    tafl-vision read IMAGE [--board board-11|board-9] [--config FILE]
+    tafl-vision render --board B --position OTN --out FILE [--seed N] [--condition clean|museum|hard] [--hand]
+    tafl-vision watch [--camera 0] [--board B] [--config FILE]
+    tafl-vision bench [--frames N] [--condition museum ...]
+
+`read` prints the OTN position record on its last line, or why the board
+cannot be read (`hand over board`, `markers not found: 2, 3`, `too dark`)
+and exits with code 3.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import cv2
+
+from calibration.config import Config
+from vision.position import parse_position
+from vision.render_conditions import CONDITIONS
+
+EXIT_UNREADABLE = 3
+EXIT_USAGE = 2
+
+
+def _config(path: str | None) -> Config:
+    from calibration.config_file import load_config
+    return load_config(path)
+
+
+def _board_size(config: Config, board: str) -> int:
+    if board not in config.boards:
+        raise ValueError(f"unknown board {board!r}; known: {', '.join(config.boards)}")
+    return config.boards[board].squares
+
+
+def cmd_read(args) -> int:
+    from vision.localise import NotReadable
+    from vision.reader import BoardReader
+    config = _config(args.config)
+    image = cv2.imread(args.image, cv2.IMREAD_COLOR)
+    if image is None:
+        print(f"cannot read image {args.image}", file=sys.stderr)
+        return EXIT_USAGE
+    reader = BoardReader(config, args.board or config.board)
+    try:
+        reading = reader.read(image)
+    except NotReadable as exc:
+        print(str(exc))
+        return EXIT_UNREADABLE
+    low = [i for i, c in enumerate(reading.confidence) if c < 0.9]
+    if low:
+        from engine import square_name
+        print("low confidence: " + ", ".join(f"{square_name(sq, reader.size)} {reading.confidence[sq]:.2f}"
+                                             for sq in low))
+    print(reading.position)
+    return 0
+
+
+def cmd_render(args) -> int:
+    from vision.renderer import render_frame
+    config = _config(args.config)
+    size = _board_size(config, args.board)
+    pieces = parse_position(args.position, size)
+    frame = render_frame(pieces, args.board, seed=args.seed, condition=args.condition, hand=args.hand, config=config)
+    if not cv2.imwrite(args.out, frame.image):
+        print(f"cannot write {args.out}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"wrote {args.out} ({frame.image.shape[1]}x{frame.image.shape[0]}, {args.condition}, seed {args.seed})")
+    return 0
+
+
+def _has_window() -> bool:
+    try:
+        cv2.namedWindow("tafl-vision")
+        return True
+    except cv2.error:
+        return False
+
+
+def cmd_watch(args) -> int:
+    from vision.localise import NotReadable
+    from vision.reader import BoardReader
+    from vision.sources import CameraSource, open_source
+    from vision.stability import StabilityTracker
+    config = _config(args.config)
+    reader = BoardReader(config, args.board or config.board)
+    spec = args.camera if args.camera is not None else config.camera.device
+    source = (CameraSource(spec, config.camera.width, config.camera.height, config.camera.fps)
+              if spec.isdigit() or spec.startswith("/dev/") else open_source(spec))
+    tracker = StabilityTracker(config.camera.stable_s)
+    window = _has_window()
+    if not window:
+        print("no display available (OpenCV without GUI support): printing readings as text")
+    last = ""
+    try:
+        while True:
+            item = source.read()
+            if item is None:
+                if getattr(source, "finite", False):
+                    break
+                msg = getattr(source, "last_error", "") or "waiting for the camera"
+                if msg != last:
+                    print(msg, flush=True)
+                    last = msg
+                time.sleep(0.2)
+                continue
+            frame, t = item
+            try:
+                reading = reader.read(frame)
+                status = tracker.update(t, reading)
+                text = status.state if status.event is None else reading.position
+            except NotReadable as exc:
+                status = tracker.unreadable(t, str(exc))
+                text = str(exc)
+            if status.event is not None or (text != last and status.state == "unreadable"):
+                print(f"{time.strftime('%H:%M:%S')} {text}", flush=True)
+            last = text if status.state in ("unreadable",) or status.event else last
+            if window:
+                shown = frame.copy()
+                cv2.putText(shown, text[:80], (10, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 255), 2)
+                cv2.imshow("tafl-vision", shown)
+                if cv2.waitKey(1) & 0xFF in (27, ord("q")):
+                    break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        source.close()
+        if window:
+            cv2.destroyAllWindows()
+    return 0
+
+
+def cmd_bench(args) -> int:
+    from vision.bench import report, run
+    conditions = tuple(args.condition or ["museum"])
+    res = run(args.frames, conditions, _config(args.config))
+    print(report(res, conditions, args.frames))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="tafl-vision", description="Read the tafl board from the overhead camera.")
+    sub = ap.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("read", help="read one image; prints the OTN position record last")
+    p.add_argument("image")
+    p.add_argument("--board", choices=None)
+    p.add_argument("--config")
+    p.set_defaults(func=cmd_read)
+    p = sub.add_parser("render", help="render a camera frame of a position")
+    p.add_argument("--board", default="board-11")
+    p.add_argument("--position", required=True, help="OTN position record, first rank first")
+    p.add_argument("--out", required=True)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--condition", choices=CONDITIONS, default="museum")
+    p.add_argument("--hand", action="store_true", help="an arm reaches over the board")
+    p.add_argument("--config")
+    p.set_defaults(func=cmd_render)
+    p = sub.add_parser("watch", help="show the live reading (text when there is no display)")
+    p.add_argument("--camera", help="camera index or device path, or a video file / image folder")
+    p.add_argument("--board")
+    p.add_argument("--config")
+    p.set_defaults(func=cmd_watch)
+    p = sub.add_parser("bench", help="accuracy and speed on rendered, labelled frames")
+    p.add_argument("--frames", type=int, default=60)
+    p.add_argument("--condition", action="append", choices=CONDITIONS)
+    p.add_argument("--config")
+    p.set_defaults(func=cmd_bench)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ValueError as exc:           # bad input: one clear line
+        print(f"tafl-vision: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())
