@@ -664,16 +664,19 @@ class Board:
             def attackable(s: int) -> bool:
                 return s != k and (hostile[s] or not closed & bit[s])
 
+            # Wall pieces first: one of them falling settles the question at once.
             fallen = 0
-            w = keep
-            while w:
-                low = w & -w
-                w ^= low
-                s = low.bit_length() - 1
-                for a, b in axis_pairs[s]:
-                    if attackable(a) and attackable(b):
-                        fallen |= low
-                        break
+            for w in (keep & wall, keep & ~wall):
+                while w:
+                    low = w & -w
+                    w ^= low
+                    s = low.bit_length() - 1
+                    for a, b in axis_pairs[s]:
+                        if attackable(a) and attackable(b):
+                            fallen |= low
+                            break
+                if fallen & wall:
+                    return keep & ~fallen
             if not fallen and shieldwall:
                 fallen = self._shieldwall_prey(keep, attackable)
             if not fallen:
