@@ -66,6 +66,8 @@ class Gantry:
     # ------------------------------------------------------------------ set-up
     def start(self) -> None:
         """Make the controller usable: home if it is alarm-locked (power-up) and allowed."""
+        if self.driver.critical:            # a limit alarm waits for a reset before anything
+            self.driver.soft_reset()
         st = self.driver.status()
         if st.state in ("Hold", "Door", "Sleep", "Check"):
             # left over from an earlier session: a reset clears it (and the magnet)
@@ -84,6 +86,8 @@ class Gantry:
 
     def home(self) -> None:
         try:
+            if self.driver.critical:
+                self.driver.soft_reset()
             self.driver.magnet_off()
             self.driver.home()
         except GrblError as exc:

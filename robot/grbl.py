@@ -186,6 +186,7 @@ class GrblDriver:
         self.alarm: int | None = None               # last ALARM:N since the last reset
         self.critical = False                        # a limit alarm: only a reset is heard
         self.interruptions = 0                       # banners and alarms seen so far
+        self._out_of_step = False                    # a line timed out: its answer is unaccounted
         self.wco: tuple[float, ...] | None = None    # last work coordinate offset reported
         self.messages: list[str] = []                # recent push messages, newest last
         self.garbled: list[bytes] = []               # lines that were not GRBL 1.1
@@ -350,6 +351,7 @@ class GrblDriver:
             self.version = BANNER_RE.match(line).group(1)   # type: ignore[union-attr]
             self.wco = None
             self.critical = False
+            self._out_of_step = False         # a reset empties GRBL's buffers: in step again
             self.interruptions += 1
             self._push(line)
             self._answer(GrblReset(f"controller reset while waiting for an answer "
@@ -443,7 +445,8 @@ class GrblDriver:
         refuse or misread (real-time characters inside a line act at once)."""
         if "\n" in line or "\r" in line:
             raise ValueError(f"one line at a time, not {line!r}")
-        if not _printable(line.encode("ascii", "replace")) or any(c in line for c in "?!~"):
+        if not line.isascii() or not _printable(line.encode("ascii")) \
+                or any(c in line for c in "?!~"):
             raise ValueError(f"line {line!r} contains real-time or non-ASCII characters")
         significant = len(line.replace(" ", ""))
         if significant > MAX_LINE_CHARS:
@@ -463,6 +466,9 @@ class GrblDriver:
             self._check_alive()
             if self.critical:
                 raise GrblAlarm(self.alarm or 0, line)
+            if self._out_of_step:
+                raise GrblProtocolError(f"not sending {line!r}: an earlier line timed out, so "
+                                        "answers may be out of step; soft_reset() first")
             pending = _Pending(line)
             with self._state_lock:
                 self._pending = pending
@@ -476,6 +482,8 @@ class GrblDriver:
                 with self._state_lock:
                     if self._pending is pending:
                         self._pending = None
+                        # its 'ok' may still come and would be taken for the next line's
+                        self._out_of_step = True
                 raise GrblTimeout(f"no answer from GRBL to {line!r} within {timeout:g} s")
             if pending.error is not None:
                 raise pending.error

@@ -8,7 +8,7 @@ import pytest
 
 from calibration.config import Config
 from robot.grbl import (GrblAlarm, GrblCommandError, GrblDisconnected, GrblDriver,
-                        GrblProtocolError, GrblReset, LineTooLong, parse_status)
+                        GrblProtocolError, GrblReset, GrblTimeout, LineTooLong, parse_status)
 from robot.grbl_codes import RT_SOFT_RESET
 from robot.simulator import GrblSimulator, parse_faults
 from robot.sim_gcode import GcodeError, clean_line, parse_block, parse_jog
@@ -353,3 +353,16 @@ def test_a_reset_between_two_lines_fails_the_stream(sim, grbl):
     grbl.send = real_send
     assert sim.world.magnet[2] is False
     assert grbl.position() == (0.0, 0.0)          # the drag after the reset never ran
+
+
+def test_after_a_timeout_the_driver_refuses_until_reset(grbl):
+    homed(grbl)
+    with pytest.raises(GrblTimeout):
+        grbl.send("G4P30", timeout=0.05)           # 30 s dwell: 0.3 s at 100x
+    with pytest.raises(GrblProtocolError) as err:
+        grbl.send("G0X5")                          # its late 'ok' must not count for this
+    assert "out of step" in str(err.value)
+    grbl.soft_reset()
+    grbl.send("G0X5")
+    grbl.sync()
+    assert grbl.position() == (5.0, 0.0)
