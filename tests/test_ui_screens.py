@@ -442,3 +442,19 @@ def test_announcements_are_shown_in_a_yellow_box(tmp_path, size):
     assert count_colour(frame(app, tmp_path), panel, palette.YELLOW, 2) < 100
     app.ctx.controller.set_view(game_view(22, state="visitor_turn", announcements=("raichi",)))
     assert count_colour(frame(app, tmp_path), panel, palette.YELLOW, 2) > 3000
+
+
+def test_attract_mode_replays_a_game_move_by_move(tmp_path):
+    app = make_app(idle_view())
+    frame(app, tmp_path)
+    replay = app.screens["attract"].replay
+    assert replay is not None and replay.index == 0
+    before = pygame.surfarray.array3d(frame(app, tmp_path, "a.png")).copy()
+    app.clock_ref.now += 1.2                                   # one move later, mid-slide and then settled
+    frame(app, tmp_path)
+    app.clock_ref.now += 0.6
+    after = pygame.surfarray.array3d(frame(app, tmp_path, "b.png"))
+    assert replay.index == 1 and replay.last_move is not None
+    board = app.screens["attract"].board_rect
+    diff = np.abs(after.astype(int) - before.astype(int)).max(axis=2) > 30
+    assert diff[board.left:board.right, board.top:board.bottom].sum() > 500   # the moved piece and its highlight

@@ -78,6 +78,7 @@ class AttractScreen(BaseScreen):
         super().__init__()
         self.replay: Replay | None = None
         self.taps: list[float] = []
+        self.board_rect = pygame.Rect(0, 0, 0, 0)
 
     def enter(self, ctx: UiContext, **kwargs: Any) -> None:
         super().enter(ctx)
@@ -121,6 +122,7 @@ class AttractScreen(BaseScreen):
         flag = lay.flag_rect
         board_side = min(lay.height - 2 * m, int((flag.left - lay.gap - 2 * m) * 0.6))
         board_rect = pygame.Rect(flag.left - lay.gap - board_side, (lay.height - board_side) // 2, board_side, board_side)
+        self.board_rect = board_rect
         self.draw_replay(surface, ctx, board_rect)
         left = pygame.Rect(m * 2, m, board_rect.left - m * 4, lay.height - 2 * m)
         title = ctx.t("attract.title")

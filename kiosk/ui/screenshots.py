@@ -142,6 +142,7 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
 
     def idle_countdown(app: Any) -> None:
         at(app, "game", game_view(20))
+        app.step([])                            # the first frame notes the view as activity
         app.last_activity = app.test_clock.now - (app.idle_timeout - 12.2)
 
     def unlocked_game(app: Any) -> None:
@@ -160,7 +161,7 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
                 board = Board.from_otn("york", "/3t7/11/2t4t3/11/5T5/11/4t6/11/3t4t2/11/1K9/", turn=Side.ATTACKERS)
             view = replace(game_view(0), variant="york", board=board, last_move=None, last_captures=(),
                            visitor_side=Side.DEFENDERS, level="easy",
-                           state="game_over" if over else "visitor_turn",
+                           state="game_over" if over else "thinking",
                            outcome=Outcome(Side.DEFENDERS, "king_escaped") if over else None)
             at(app, "game", view)
         return prepare
