@@ -21,7 +21,7 @@ test: $(STAMP)
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest
 
 demo: $(STAMP)
-	$(BIN)/tafl-kiosk --simulate
+	$(BIN)/tafl-kiosk --simulate --windowed --state .demo-state
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
