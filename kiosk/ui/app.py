@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import pygame
 
+from kiosk import lockdown
 from kiosk.i18n import Texts
 from kiosk.ui import palette
 from kiosk.ui.attract import AttractScreen
@@ -196,26 +197,41 @@ class FrameLimiter:
 
 
 def run_app(controller: Any, config: Any, world: Any = None, size: tuple[int, int] = (1280, 800),
-            fullscreen: bool = False, max_frames: int | None = None) -> None:
-    """Open the window and run the kiosk until QUIT (or ``max_frames`` frames, for tests and benchmarks)."""
+            fullscreen: bool = False, max_frames: int | None = None,
+            on_ready: Callable[[], None] | None = None, on_frame: Callable[[], None] | None = None) -> int:
+    """Open the window and run the kiosk until it is asked to end; returns the process exit status.
+
+    Full screen means the museum's kiosk, so the lock-down applies (kiosk/lockdown.py):
+    no key combination or window event ends it, only staff mode's "exit to the
+    system", which returns lockdown.STAFF_EXIT_STATUS. A window (make demo) closes
+    normally. `on_ready` runs once the screen is up (sd_notify READY=1) and
+    `on_frame` once a frame (the watchdog ping); ``max_frames`` ends the loop for
+    tests and benchmarks.
+    """
+    policy = lockdown.LockdownPolicy(enabled=fullscreen)
+    lockdown.apply_sdl_hints(policy=policy)
     pygame.display.init()
     pygame.font.init()
     flags = pygame.FULLSCREEN if fullscreen else 0
     pygame.display.set_caption("Tafl kiosk")
     display = pygame.display.set_mode(size, flags)
-    if fullscreen:
-        pygame.mouse.set_visible(False)
+    lockdown.lock_window(pygame, policy)
     app = KioskApp(controller, config, world=world, size=size, surface=display)
     limiter = FrameLimiter()
+    if on_ready is not None:
+        on_ready()
     try:
         while not app.ctx.quit_requested:
-            app.step()
+            app.step(lockdown.filter_events(pygame, pygame.event.get(), policy))
             pygame.display.flip()
+            if on_frame is not None:
+                on_frame()
             if max_frames is not None and app.frames >= max_frames:
                 break
             limiter.wait()
     finally:
         pygame.display.quit()
+    return app.ctx.exit_status
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -48,6 +48,7 @@ class UiContext:
     finished_moves: list[Any] = field(default_factory=list)   # the last game's moves, for attract replay
     finished_variant: str | None = None
     quit_requested: bool = False
+    exit_status: int = 0               # lockdown.STAFF_EXIT_STATUS after staff's "exit to the system"
     staff_unlocked: bool = False
 
     def t(self, key: str, default: str | None = None, **args: object) -> str:

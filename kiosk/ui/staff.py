@@ -18,6 +18,7 @@ from typing import Any
 import pygame
 
 from calibration.config import DEFAULT_CONFIG_PATH
+from kiosk import lockdown
 from kiosk.staffpin import verify_pin
 from kiosk.ui import palette
 from kiosk.ui.board_view import BoardGeometry, draw_board, draw_pieces
@@ -406,7 +407,7 @@ class StaffScreen(BaseScreen):
         rect = pygame.Rect(area.left, area.bottom - T, min(area.width, T * 3), T)
         if self.confirm_exit:
             draw_button(surface, rect, ctx.t("staff.exit_confirm"), lay.font_body, palette.DANGER)
-            self.buttons.add("exit.confirm", rect, lambda: setattr(ctx, "quit_requested", True))
+            self.buttons.add("exit.confirm", rect, lambda: _exit_to_system(ctx))
             no = pygame.Rect(rect.right + g * 2, rect.top, min(area.width - rect.width - g * 2, T * 2), T)
             draw_button(surface, no, ctx.t("game.confirm_no"), lay.font_body, palette.PANEL_EDGE)
             self.buttons.add("exit.cancel", no, lambda: setattr(self, "confirm_exit", False))
@@ -414,3 +415,8 @@ class StaffScreen(BaseScreen):
             draw_button(surface, rect, ctx.t("staff.exit"), lay.font_body, palette.DANGER)
             self.buttons.add("exit", rect, lambda: setattr(self, "confirm_exit", True))
 
+
+def _exit_to_system(ctx: UiContext) -> None:
+    """Staff's way out: the service sees STAFF_EXIT_STATUS and does not restart the kiosk."""
+    ctx.exit_status = lockdown.STAFF_EXIT_STATUS
+    ctx.quit_requested = True
