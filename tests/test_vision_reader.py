@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from engine import Board
+from vision.inference import MoveInferrer, Verdict
 from vision.labelled import random_position
 from vision.localise import NotReadable
 from vision.reader import BoardReader
@@ -61,17 +62,20 @@ def test_hard_frames_are_mostly_right(readers):
     assert total and wrong / total < 0.01
 
 
-def test_a_hand_over_the_board_is_not_read(readers):
+def test_a_hand_over_the_board_is_refused_and_never_makes_a_move(readers):
     refused = 0
     for seed in range(51, 57):
         board = ("board-11", "board-9")[seed % 2]
-        frame = render_frame(_start("copenhagen" if board == "board-11" else "tablut"), board, seed=seed,
-                             condition="museum", hand=True)
+        variant = "copenhagen" if board == "board-11" else "tablut"
+        frame = render_frame(_start(variant), board, seed=seed, condition="museum", hand=True)
         try:
-            readers[board].read(frame.image, track=False)
+            reading = readers[board].read(frame.image, track=False)
         except NotReadable as exc:
             assert str(exc) == "hand over board" or str(exc).startswith("markers not found: ")
             refused += 1
+            continue
+        # read anyway: whatever the hand hides must not turn into a move
+        assert MoveInferrer().infer(Board(variant), reading.probabilities).verdict is not Verdict.MOVE
     assert refused >= 5
 
 
@@ -125,3 +129,15 @@ def test_cli_read_says_why_and_exits_3(tmp_path):
 def test_cli_bad_input_is_one_clear_line(tmp_path):
     r = _cli("render", "--board", "board-11", "--position", "/xyz/", "--out", str(tmp_path / "x.png"))
     assert r.returncode == 2 and r.stderr.strip().count("\n") == 0 and "position record" in r.stderr
+
+
+def test_cli_watch_prints_the_settled_position_as_text(tmp_path):
+    import cv2
+    frame = render_frame(_start("copenhagen"), "board-11", seed=64, condition="museum")
+    for i in range(30):                                  # one second of a still board at 30 fps
+        cv2.imwrite(str(tmp_path / f"f{i:03d}.png"), frame.image)
+    r = _cli("watch", "--camera", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert "no display" in lines[0]
+    assert lines[-1].endswith(Board("copenhagen").position_otn())

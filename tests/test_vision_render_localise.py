@@ -69,3 +69,32 @@ def test_tracking_finds_the_same_pose():
     cold = loc.locate(gray, track=False)
     warm = loc.locate(gray, track=True)
     assert np.allclose(cold.H / cold.H[2, 2], warm.H / warm.H[2, 2], atol=1e-3)
+
+
+def test_calibrated_lens_is_undistorted():
+    """With the camera's intrinsics and distortion in the config, the pose is exact and the board still reads."""
+    from vision.reader import BoardReader
+
+    pieces = {sq: p.value for sq, p in Board("copenhagen").pieces().items()}
+    frame = None
+    for seed in range(90, 120):               # a frame with clearly visible barrel/pincushion distortion
+        frame = render_frame(pieces, "board-11", seed=seed, condition="museum")
+        if abs(frame.camera.dist[0]) > 0.06:
+            break
+    cam = frame.camera
+    cfg = Config()
+    cfg.camera.camera_matrix = cam.K.tolist()
+    cfg.camera.distortion = cam.dist.tolist()
+    geo = BoardGeometry.from_config(cfg, "board-11")
+    calibrated = BoardLocaliser(geo, cfg.markers, cfg.camera)
+    plain = _localiser()
+    gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+    pts = np.array([geo.square_center(sq) for sq in range(121)])
+    ideal = (cam.K @ (cam.R @ np.column_stack([pts, np.zeros(121)]).T + cam.t[:, None])).T
+    ideal = ideal[:, :2] / ideal[:, 2:]
+    err_cal = np.abs(cv2.perspectiveTransform(pts.reshape(-1, 1, 2), calibrated.locate(gray).H).reshape(-1, 2) - ideal)
+    err_raw = np.abs(cv2.perspectiveTransform(pts.reshape(-1, 1, 2), plain.locate(gray).H).reshape(-1, 2) - ideal)
+    assert err_cal.max() < 1.5 < err_raw.max()
+    # and through the lens model the whole board reads
+    reading = BoardReader(cfg, "board-11").read(frame.image, track=False)
+    assert reading.position == Board("copenhagen").position_otn()

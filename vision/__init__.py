@@ -1,1 +1,19 @@
-"""vision package."""
+"""Vision: read the physical board from the overhead camera and infer the visitor's move.
+
+    frames (vision.sources) -> BoardReader.read (markers, homography, square
+    classes with confidence) -> StabilityTracker (still for camera.stable_s)
+    -> MoveInferrer.infer (the legal move that best explains the squares)
+
+vision.renderer draws camera frames of any position for the simulation and
+the tests; `tafl-vision` (vision.cli) is the command line.
+"""
+from vision.inference import Inference, MoveInferrer, Verdict
+from vision.localise import NotReadable
+from vision.position import SquareClass, format_position, parse_position
+from vision.reader import BoardReader, Reading
+from vision.stability import StabilityTracker
+
+__all__ = [
+    "BoardReader", "Reading", "NotReadable", "MoveInferrer", "Inference", "Verdict", "StabilityTracker",
+    "SquareClass", "parse_position", "format_position",
+]

@@ -90,3 +90,82 @@ def report(res: BenchResult, conditions: tuple[str, ...], frames: int) -> str:
         lines.append(f"time per frame, one core, live camera (markers tracked from the last frame): "
                      f"median {np.median(t):.1f} ms, 95th percentile {np.percentile(t, 95):.1f} ms")
     return "\n".join(lines)
+
+
+@dataclass
+class GameBenchResult:
+    plies: int = 0
+    right: int = 0              # the recorded move accepted
+    wrong: int = 0              # another move accepted: the failure that must not happen
+    held: dict[str, int] = field(default_factory=dict)   # not accepted: ambiguous, mismatch, unreadable
+
+
+def run_games(plies: int, condition: str, config: Config | None = None, seed0: int = BENCH_SEED0 + 50_000,
+              csv_path: str | None = None) -> GameBenchResult:
+    """Replay real Copenhagen games ply by ply on rendered frames and infer every move back.
+
+    One mounted camera per game; the reader learns from each confirmed
+    position, as in the kiosk. A ply whose move is not accepted is counted,
+    then the game continues from the recorded move (the kiosk would ask the
+    visitor and look again).
+    """
+    import csv
+    from pathlib import Path
+
+    from engine import Board
+    from vision.inference import MoveInferrer, Verdict
+    from vision.renderer import render_frame
+
+    config = config or Config()
+    path = Path(csv_path) if csv_path else Path(__file__).resolve().parents[1] / "tests" / "data" / "copenhagen-games.csv"
+    with open(path, newline="") as fh:
+        games = [row[0].split() for row in csv.reader(fh) if row]
+    res = GameBenchResult()
+    inferrer = MoveInferrer()
+    game_no = 0
+    while res.plies < plies and game_no < len(games):
+        moves = games[game_no]
+        game_no += 1
+        board = Board("copenhagen")
+        reader = BoardReader(config, "board-11")
+        pieces = lambda b: {sq: p.value for sq, p in b.pieces().items()}  # noqa: E731
+        seed = seed0 + game_no * 1000
+        camera = render_frame(pieces(board), "board-11", seed=seed, condition=condition, config=config).camera
+        for ply, text in enumerate(moves, 1):
+            if res.plies >= plies or board.is_game_over():
+                break
+            try:
+                move = board.parse_move(text.split("x")[0])
+            except ValueError:
+                break
+            if not board.is_legal(move):
+                break
+            after = board.copy()
+            after.push(move)
+            frame = render_frame(pieces(after), "board-11", seed=seed + ply, condition=condition, config=config,
+                                 camera=camera)
+            res.plies += 1
+            try:
+                reading = reader.read(frame.image)
+            except NotReadable as exc:
+                res.held[str(exc)] = res.held.get(str(exc), 0) + 1
+                board.push(move)
+                continue
+            inf = inferrer.infer(board, reading.probabilities)
+            if inf.verdict is Verdict.MOVE:
+                if inf.move == move:
+                    res.right += 1
+                    reader.learn(reading, after.position_otn())
+                else:
+                    res.wrong += 1
+            else:
+                res.held[inf.verdict.value] = res.held.get(inf.verdict.value, 0) + 1
+            board.push(move)
+    return res
+
+
+def report_games(res: GameBenchResult, condition: str) -> str:
+    held = sum(res.held.values())
+    detail = " (" + "; ".join(f"{k}: {v}" for k, v in sorted(res.held.items())) + ")" if held else ""
+    return (f"replayed real games ({condition}): {res.plies} plies; recorded move accepted {res.right}, "
+            f"wrong move accepted {res.wrong}, not accepted {held}{detail}")

@@ -95,32 +95,36 @@ def cmd_watch(args) -> int:
     if not window:
         print("no display available (OpenCV without GUI support): printing readings as text")
     last = ""
+
+    def say(text: str) -> None:
+        nonlocal last
+        if text != last:
+            print(f"{time.strftime('%H:%M:%S')} {text}", flush=True)
+            last = text
+
     try:
         while True:
             item = source.read()
             if item is None:
                 if getattr(source, "finite", False):
                     break
-                msg = getattr(source, "last_error", "") or "waiting for the camera"
-                if msg != last:
-                    print(msg, flush=True)
-                    last = msg
+                say(getattr(source, "last_error", "") or "waiting for the camera")
                 time.sleep(0.2)
                 continue
             frame, t = item
             try:
                 reading = reader.read(frame)
                 status = tracker.update(t, reading)
-                text = status.state if status.event is None else reading.position
             except NotReadable as exc:
                 status = tracker.unreadable(t, str(exc))
-                text = str(exc)
-            if status.event is not None or (text != last and status.state == "unreadable"):
-                print(f"{time.strftime('%H:%M:%S')} {text}", flush=True)
-            last = text if status.state in ("unreadable",) or status.event else last
+            if status.event is not None:
+                say(status.event.reading.position)
+            elif status.state in ("unreadable", "moving"):
+                say(status.reason or status.state)
             if window:
                 shown = frame.copy()
-                cv2.putText(shown, text[:80], (10, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 255), 2)
+                cv2.putText(shown, (last or status.state)[:80], (10, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8,
+                            (0, 0, 255), 2)
                 cv2.imshow("tafl-vision", shown)
                 if cv2.waitKey(1) & 0xFF in (27, ord("q")):
                     break
@@ -134,10 +138,14 @@ def cmd_watch(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from vision.bench import report, run
+    from vision.bench import report, report_games, run, run_games
     conditions = tuple(args.condition or ["museum"])
-    res = run(args.frames, conditions, _config(args.config))
-    print(report(res, conditions, args.frames))
+    config = _config(args.config)
+    res = run(args.frames, conditions, config)
+    print(report(res, conditions, args.frames), flush=True)
+    if args.plies:
+        for condition in conditions:
+            print(report_games(run_games(args.plies, condition, config), condition), flush=True)
     return 0
 
 
@@ -165,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_watch)
     p = sub.add_parser("bench", help="accuracy and speed on rendered, labelled frames")
     p.add_argument("--frames", type=int, default=60)
+    p.add_argument("--plies", type=int, default=40, help="also replay this many plies of real games (0: none)")
     p.add_argument("--condition", action="append", choices=CONDITIONS)
     p.add_argument("--config")
     p.set_defaults(func=cmd_bench)

@@ -13,10 +13,14 @@ Features per square (FEATURE_NAMES):
   green      log(G/R) of the top minus the surrounding wood's
   ring       log(brightness just outside the piece / wood) side wall, shadow
   edge       gradient strength on the piece's outline / wood brightness
-  gold       a low percentile of the per-pixel `blue` in the top   crown
+  gold       a low percentile of the per-pixel log(B/R) in the top, minus the
+             surrounding wood's                                     crown
   texture    brightness spread inside the top / wood brightness
   contrast   (top - wood) / (wood - grid line) brightness: unchanged by glare
              that adds light as well as by light that multiplies it
+  plain_lum  log(top brightness / plain wood nearby): on a marked square the
+             piece is compared with unmarked wood too (a dark piece on a dark
+             camp square is still far darker than the plain wood around)
 """
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ from calibration.config import PieceConfig
 from calibration.geometry import BoardGeometry
 from vision.rectify import RectifiedFrame
 
-FEATURE_NAMES = ("lum", "blue", "green", "ring", "edge", "gold", "texture", "contrast")
+FEATURE_NAMES = ("lum", "blue", "green", "ring", "edge", "gold", "texture", "contrast", "plain_lum")
 
 
 def _disc(radius_px: float) -> np.ndarray:
@@ -55,13 +59,17 @@ class SquareFeatures:
     wood_lum: np.ndarray      # (squares,) grey level of the bare wood
     top_px: np.ndarray        # (squares, 2) rectified pixel where each top was sampled
     saturated: np.ndarray     # (squares,) bool: wood and top both blown out by glare
+    wood_chroma: np.ndarray   # (squares, 2) log(B/R), log(G/R) of the square's corner patches
 
 
 class FeatureExtractor:
     """Samples the rectified board at fixed windows, all squares at once."""
 
     def __init__(self, geometry: BoardGeometry, pieces: PieceConfig, frame: RectifiedFrame):
+        from vision.position import marked_squares
         self.geometry = geometry
+        self.marked = np.zeros(geometry.size ** 2, bool)
+        self.marked[list(marked_squares(geometry.size))] = True
         self.frame = frame
         self.height = pieces.height_mm
         s = frame.ppm
@@ -112,6 +120,17 @@ class FeatureExtractor:
         out = flat[rows * n + cols]
         return out.astype(np.float32) + 1.0
 
+    def _plain_reference(self, ref_lum: np.ndarray) -> np.ndarray:
+        """Per square, the median wood brightness of the plain squares in the 5x5 round it."""
+        n = self.geometry.size
+        grid = ref_lum.astype(np.float32).copy()
+        grid[self.marked] = np.nan
+        grid = grid.reshape(n, n)
+        pad = np.pad(grid, 2, mode="edge")
+        windows = np.stack([pad[i:i + n, j:j + n] for i in range(5) for j in range(5)], 0)
+        out = np.nanmedian(windows, 0).reshape(-1)
+        return np.where(np.isfinite(out), out, ref_lum)
+
     def extract(self, rect_bgr: np.ndarray, camera_center: np.ndarray | None) -> SquareFeatures:
         img = rect_bgr
         gray = cv2.cvtColor(rect_bgr, cv2.COLOR_BGR2GRAY)
@@ -152,6 +171,8 @@ class FeatureExtractor:
         line_lum = np.median(np.minimum.reduce([self._gather(gray, self.centres_px, b) for b in self.line_bands]), 1)
         contrast = (top_lum - ref_lum) / np.maximum(ref_lum - line_lum, 0.3 * ref_lum)
 
+        plain = self._plain_reference(ref_lum)
+
         values = np.stack([
             np.log(top_lum / ref_lum),
             np.log(top[:, 0] / top[:, 2]) - ref_blue,
@@ -161,6 +182,9 @@ class FeatureExtractor:
             gold,
             disc_lum.std(1) / ref_lum,
             contrast,
+            np.log(top_lum / plain),
         ], 1).astype(np.float64)
         saturated = (mid.min(1) > 246) & (top.min(1) > 246)      # every channel clipped: pure white
-        return SquareFeatures(values=values, wood_lum=ref_lum - 1.0, top_px=tops, saturated=saturated)
+        wood_chroma = np.stack([np.log(mid[:, 0] / mid[:, 2]), np.log(mid[:, 1] / mid[:, 2])], 1)
+        return SquareFeatures(values=values, wood_lum=ref_lum - 1.0, top_px=tops, saturated=saturated,
+                              wood_chroma=wood_chroma)

@@ -26,7 +26,11 @@ def random_position(rng: np.random.Generator, size: int) -> dict[int, str]:
     pieces = {int(sq): "t" for sq in chosen[:n_att]}
     pieces.update({int(sq): "T" for sq in chosen[n_att:n_att + n_def]})
     if king:
-        pieces[int(chosen[-1])] = "K"
+        # a third of the time on the throne, where every game starts him
+        throne = squares // 2
+        king_sq = throne if rng.random() < 0.3 else int(chosen[-1])
+        pieces.pop(king_sq, None)
+        pieces[king_sq] = "K"
     return pieces
 
 

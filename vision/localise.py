@@ -183,20 +183,14 @@ class BoardLocaliser:
         a = np.array([h1[0] * h2[0] + h1[1] * h2[1], h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2])
         b = np.array([-h1[2] * h2[2], h2[2] ** 2 - h1[2] ** 2])
         f = None
-        denom = float(b @ b)
-        if denom > 0:
-            inv_f2 = float(a @ b) / denom    # solve a * f2... rewritten below
-            # a_i / f^2 = b_i  =>  1/f^2 = (b . a) / (a . a); use the form with the better conditioning
-            aa = float(a @ a)
-            if aa > 0:
-                w = float(a @ b) / aa
-                if w > 0:
-                    f_est = 1.0 / math.sqrt(w)
-                    # trust it only when the view is tilted enough that b carries signal
-                    tilt_signal = math.sqrt(denom) * f_est
-                    if 0.3 * width < f_est < 5 * width and tilt_signal > 0.08:
-                        f = f_est
-            del inv_f2
+        aa, bb = float(a @ a), float(b @ b)
+        if aa > 0 and bb > 0:
+            w = float(a @ b) / aa                   # a_i * (1/f^2) = b_i, least squares
+            if w > 0:
+                f_est = 1.0 / math.sqrt(w)
+                # b carries the perspective: too little of it and f is noise
+                if 0.3 * width < f_est < 5 * width and math.sqrt(bb) * f_est > 0.08:
+                    f = f_est
         if f is None:
             # straight down: image scale (px per mm) = f / distance
             px_per_mm = math.sqrt(abs(np.linalg.det(G[:2, :2]))) / abs(G[2, 2]) if G[2, 2] else 1.0

@@ -69,6 +69,10 @@ class GridChecker:
         saturated = wood > 245
         hidden = (ratio > self.hidden_ratio) & ~saturated
         grid = hidden.reshape(self.n, self.n)
+        # the border crossings have the frame on one side, often as dark as the
+        # line: they are reported but do not count as covered
+        grid[[0, -1], :] = False
+        grid[:, [0, -1]] = False
         count, labels = cv2.connectedComponents(grid.astype(np.uint8), connectivity=8)
         largest = 0
         for label in range(1, count):
@@ -77,3 +81,83 @@ class GridChecker:
 
     def occluded(self, vis: GridVisibility) -> bool:
         return vis.largest_patch >= self.min_patch
+
+
+def foreign_squares(wood_chroma: np.ndarray, marked: np.ndarray, size: int, limit: float = 0.2) -> np.ndarray:
+    """Plain squares whose bare-wood corners are not the colour of the wood around them.
+
+    A sleeve or a hand may leave the grid visible through gaps but rarely has
+    the wood's colour where it lies. Each square is compared with the median
+    of the 5x5 squares round it: spotlights and daylight tint the wood too,
+    but smoothly, while an arm changes the colour from one square to the next.
+    Marked squares are left out (their fill is another colour, and their
+    corners take colour from their neighbours in the camera's chroma
+    subsampling). Returns a (size, size) bool grid.
+    """
+    plain = ~marked
+    grid = wood_chroma.astype(np.float32).copy()
+    grid[marked] = np.median(wood_chroma[plain], 0)
+    grid = grid.reshape(size, size, 2)
+    local = np.stack([cv2.medianBlur(np.ascontiguousarray(grid[..., k]), 5) for k in range(2)], -1)
+    out = (np.abs(grid - local) > limit).any(2)
+    return out & plain.reshape(size, size)
+
+
+def largest_cluster(grid: np.ndarray) -> int:
+    count, labels = cv2.connectedComponents(grid.astype(np.uint8), connectivity=4)
+    return max((int((labels == k).sum()) for k in range(1, count)), default=0)
+
+
+class FrameBandChecker:
+    """An arm reaching in crosses the frame round the playing area.
+
+    The band 3-8 mm outside the playing area, along each side, is cut into
+    one segment per square; each segment's colour and brightness is compared
+    with the median of its neighbours along the band. Light changes smoothly
+    along the frame, a sleeve or a hand (or its shadow) does not.
+    """
+
+    def __init__(self, geometry: BoardGeometry, frame: RectifiedFrame, chroma_limit: float = 0.2,
+                 lum_limit: float = 0.35):
+        n, p, W = geometry.size, geometry.pitch, geometry.width
+        self.chroma_limit, self.lum_limit = chroma_limit, lum_limit
+        s = frame.ppm
+        along = (np.arange(n)[:, None] + np.linspace(0.15, 0.85, 6)[None]) * p      # (n, 6) mm
+        out = np.linspace(3.0, 8.0, 3)
+        sides = []
+        for side in range(4):
+            pts = []
+            for seg in along:
+                seg_pts = []
+                for a in seg:
+                    for o in out:
+                        seg_pts.append({0: (a, -o), 1: (W + o, a), 2: (W - a, W + o), 3: (-o, W - a)}[side])
+                pts.append(seg_pts)
+            sides.append(pts)
+        mm = np.array(sides, np.float64)                    # (4, n, k, 2), going round the board
+        self.px = np.round(frame.to_px(mm.reshape(-1, 2))).astype(int)
+        self.shape = mm.shape[:3]
+        del s
+
+    def deviating(self, rect_bgr: np.ndarray) -> np.ndarray:
+        """(4 * n,) bool: band segments, in order round the board, that look unlike their neighbours."""
+        m = rect_bgr.shape[0]
+        px = np.clip(self.px, 0, m - 1)
+        bgr = rect_bgr[px[:, 1], px[:, 0]].astype(np.float32).reshape(*self.shape, 3) + 1.0
+        seg = np.median(bgr, 2).reshape(-1, 3)                                   # (4n, 3)
+        feats = np.stack([np.log(seg[:, 0] / seg[:, 2]), np.log(seg[:, 1] / seg[:, 2]),
+                          np.log(seg @ np.array([0.114, 0.587, 0.299], np.float32))], 1)
+        k = 5
+        ring = np.concatenate([feats[-(k // 2):], feats, feats[:k // 2]])          # the band is a loop
+        windows = np.stack([ring[i:i + len(feats)] for i in range(k)], 0)
+        local = np.median(windows, 0)
+        dev = np.abs(feats - local)
+        return (dev[:, :2] > self.chroma_limit).any(1) | (dev[:, 2] > self.lum_limit)
+
+    @staticmethod
+    def longest_run(flags: np.ndarray) -> int:
+        best = run = 0
+        for f in np.concatenate([flags, flags]):       # a loop: runs may wrap round
+            run = run + 1 if f else 0
+            best = max(best, run)
+        return min(best, len(flags))

@@ -16,8 +16,8 @@ from calibration.geometry import BoardGeometry
 from vision.classifier import SquareClassifier
 from vision.features import FeatureExtractor, SquareFeatures
 from vision.localise import BoardLocaliser, BoardView, NotReadable
-from vision.occlusion import GridChecker
-from vision.position import SquareClass, format_position, parse_position, pieces_from_classes
+from vision.occlusion import FrameBandChecker, GridChecker, foreign_squares, largest_cluster
+from vision.position import SquareClass, format_position, marked_squares, parse_position, pieces_from_classes
 from vision.rectify import rectified_frame, rectify
 
 # A frame whose brightest parts are this dim shows nothing (grey levels, 8 bit).
@@ -67,6 +67,9 @@ class BoardReader:
         self.frame = rectified_frame(self.geometry)
         self.extractor = FeatureExtractor(self.geometry, self.config.pieces, self.frame)
         self.grid = GridChecker(self.geometry, self.frame)
+        self.band = FrameBandChecker(self.geometry, self.frame)
+        self.marked = np.zeros(self.size * self.size, bool)
+        self.marked[list(marked_squares(self.size))] = True
         self.classifier = classifier or SquareClassifier.load()
 
     @property
@@ -95,12 +98,19 @@ class BoardReader:
             raise ValueError("expected a BGR colour image")
         view, rect = self.locate(image, track=track)
         rect_gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
-        if self.grid.occluded(self.grid.check(rect_gray)):
+        grid = self.grid.check(rect_gray)
+        if self.grid.occluded(grid):
             raise NotReadable("hand over board")
         feats = self.extractor.extract(rect, view.camera_center)
+        foreign = largest_cluster(foreign_squares(feats.wood_chroma, self.marked, self.size))
+        crossing = self.band.longest_run(self.band.deviating(rect)) > 0
+        # hidden grid crossings suffice; off-colour squares only with something crossing the frame too
+        # (spotlights of another colour temperature tint a few squares as well)
+        if foreign >= 3 and crossing:
+            raise NotReadable("hand over board")
         if float(np.median(feats.wood_lum)) < DARK_WOOD_LEVEL:
             raise NotReadable("too dark")
-        probs = self.classifier.probabilities(feats.values)
+        probs = self.classifier.probabilities(feats.values, self.marked)
         blown = feats.saturated
         if blown.any():                 # glare: the camera saw pure white, nothing to judge by
             probs[blown] = 1.0 / probs.shape[1]
@@ -111,4 +121,4 @@ class BoardReader:
         if isinstance(pieces, str):
             pieces = parse_position(pieces, self.size)
         labels = np.array([int(SquareClass.from_letter(pieces.get(sq))) for sq in range(self.size ** 2)])
-        self.classifier.learn(reading.features.values, labels)
+        self.classifier.learn(reading.features.values, labels, self.marked)

@@ -146,10 +146,9 @@ def _light_at(lights: list[Light], xy: np.ndarray, ambient: float) -> np.ndarray
     """Illumination (BGR multiplier) of horizontal surfaces at board points xy (N x 2)."""
     total = np.full((len(xy), 3), ambient, np.float32)
     for light in lights:
-        d = light.position[None, :2] - xy
-        falloff = np.exp(-(d ** 2).sum(1) / (2 * light.sigma_mm ** 2)) if light.sigma_mm < 1e5 else 1.0
-        total += (light.strength * falloff)[..., None] * light.colour[None, :] if np.ndim(falloff) else \
-            light.strength * light.colour[None, :]
+        d2 = ((light.position[None, :2] - xy) ** 2).sum(1)
+        falloff = np.exp(-d2 / (2 * light.sigma_mm ** 2))
+        total += (light.strength * falloff)[:, None].astype(np.float32) * light.colour[None, :]
     return total
 
 
@@ -270,8 +269,9 @@ def _fill(image: np.ndarray, poly: np.ndarray, colour) -> None:
 def _draw_arm(image: np.ndarray, cam: CameraModel, geo: BoardGeometry, rng) -> None:
     """A visitor's arm reaching from the image edge to a square, with its shadow."""
     h, w = image.shape[:2]
-    sq = int(rng.integers(0, geo.size * geo.size))
-    tx, ty = geo.square_center(sq)
+    # the hand reaches for a square at least one in from the edge, as when moving a piece
+    f, r = rng.integers(1, geo.size - 1, 2)
+    tx, ty = geo.square_center(int(r) * geo.size + int(f))
     tip = cam.project(np.array([[tx, ty, 60.0]]))[0]
     side = rng.integers(4)
     entry = {0: (rng.uniform(0, w), -40), 1: (w + 40, rng.uniform(0, h)),
