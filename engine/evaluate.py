@@ -10,7 +10,7 @@ weights differ, and the weights are data (``EvalWeights``) so self-play tuning
 changes numbers, not code.
 
 Units: 100 = one attacker. Scores are from the attackers' point of view inside
-this module; ``evaluate`` returns them from the side to move's point of view,
+this module; ``evaluate_cells`` returns them from the side to move's point of view,
 as negamax wants.
 
 The terms:

@@ -207,12 +207,6 @@ def simple_move(text: str) -> str:
     return f"{m.group(1).lower()}-{m.group(2).lower()}"
 
 
-def parse_square_of(name: str, size: int) -> int:
-    from .types import parse_square
-
-    return parse_square(name, size)
-
-
 # --------------------------------------------------------------------------- the session
 
 SearchFn = Callable[[Any, Level, float, int], Any]   # (board, level, seconds, seed) -> SearchResult
@@ -244,11 +238,11 @@ class OtepSession:
         self.board: Any = None
         self.side: str | None = None
         self.clocks: tuple[GameClock, GameClock] | None = None
-        self.pending_play: str | None = None
         self.last_sent: str | None = None
         self.finished = False
         self.done = False
         self.moves_played = 0
+        self._pending: Any = None      # our last move, played once OpenTafl confirms it
 
     # -- helpers
     def greeting(self) -> list[str]:
@@ -353,11 +347,11 @@ class OtepSession:
 
     def _turn_after(self, move_text: str, position: str) -> str:
         from .otn import parse_position
-        from .types import ATT
+        from .types import ATT, parse_square
 
         size = self._need_board().size
         try:
-            to = parse_square_of(simple_move(move_text).split("-")[1], size)
+            to = parse_square(simple_move(move_text).split("-")[1], size)
             mover_attacker = parse_position(position, size)[to] == ATT
         except (ValueError, IndexError):
             return self.side or self.board.turn.value
@@ -380,8 +374,6 @@ class OtepSession:
         self._pending = result.move
         return [f"status depth {result.depth} score {result.score} nodes {result.nodes} "
                 f"time {result.elapsed_s:.2f}s", f"move {mv}"]
-
-    _pending: Any = None
 
     def _budget(self, side: str) -> float:
         cap = self.settings.think_s if self.settings.think_s is not None else self.level.time_s

@@ -68,3 +68,45 @@ def test_material_is_counted_against_the_start() -> None:
         geo, w = geometry_for(b.rules)
         s = evaluate_cells(board_cells(b), True, geo, w)
         assert abs(s) < 300, (v, s)    # the start is roughly level, not a material offset
+
+
+def _route3_by_hand(board: Board, geo) -> int:
+    """Targets first reached in exactly three king moves, by a plain breadth-first walk."""
+    cells = board_cells(board)
+    dist = {board.king_square: 0}
+    frontier = [board.king_square]
+    for d in (1, 2, 3):
+        nxt = []
+        for sq in frontier:
+            if d > 1 and sq in geo.targets:
+                continue        # the king stops on a target: the game is decided there
+            for line in geo.rays[sq]:
+                for s in line:
+                    if cells[s] or s in geo.king_blocked:
+                        break
+                    if s not in dist:
+                        dist[s] = d
+                        nxt.append(s)
+        frontier = nxt
+    return sum(1 for s, d in dist.items() if d == 3 and s in geo.targets)
+
+
+@pytest.mark.parametrize("variant", ["copenhagen", "york", "tablut", "tawlbwrdd"])
+def test_bitboard_route3_matches_a_plain_walk(variant: str) -> None:
+    import random
+
+    from engine.levels import get_level
+    from engine.search import Searcher
+
+    rng = random.Random(17)
+    board = Board(variant)
+    checked = 0
+    for _ in range(60):
+        moves = board.legal_moves
+        if not moves or board.outcome() is not None:
+            break
+        board.push(moves[rng.randrange(len(moves))])
+        s = Searcher(board, get_level("easy"))
+        assert s._route3(board_cells(board)) == _route3_by_hand(board, s.geo)
+        checked += 1
+    assert checked >= 20
