@@ -129,7 +129,7 @@ class CameraThread:
             previous = self._frame_reading
             try:
                 if frame.repeat and previous is not None:
-                    reading = replace(previous, seq=self._seq, t=frame.t)   # same picture, same reading
+                    reading = replace(previous, seq=self._seq, t=frame.t, fresh=False)  # same picture
                 else:
                     reading = self.reader.read(frame, self._seq)
             except Exception as exc:  # noqa: BLE001

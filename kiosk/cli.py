@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -59,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # systemd stops the kiosk with SIGTERM: unwind through the finally blocks
+    # (magnet off, port closed, search process stopped) as on Ctrl-C
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         return _run(args)
     except KeyboardInterrupt:
@@ -143,14 +147,13 @@ def _simulate_window(args, config, variant, size, fullscreen) -> int:
     from kiosk.simrig import SimRig, SimSettings
     from kiosk.ui.app import run_app
 
-    state_dir = args.state or os.path.join(tempfile.gettempdir(), "tafl-kiosk-sim")
-    Path(state_dir).mkdir(parents=True, exist_ok=True)
-    fresh = not (Path(state_dir) / "journal.jsonl").exists()
+    # the simulated table is new on every run, so its journal, ledger and storage books are too
+    base = Path(args.state or os.path.join(tempfile.gettempdir(), "tafl-kiosk-sim"))
+    state_dir = base / time.strftime("run-%Y%m%d-%H%M%S")
+    state_dir.mkdir(parents=True, exist_ok=True)
     settings = SimSettings(seed=args.seed, speed_factor=args.speed or 2.0)
-    rig = SimRig(config, state_dir, variant, settings, fresh=True)
-    if not fresh:
-        log.warning("%s holds an unfinished game from an earlier run on another simulated table: "
-                    "the controller will ask for the board to be put right", state_dir)
+    rig = SimRig(config, str(state_dir), variant, settings, fresh=True)
+    log.info("simulation: state in %s, gantry simulator on %s", state_dir, rig.sim.port)
     try:
         run_app(rig.controller, config, world=rig.world, size=size, fullscreen=fullscreen)
     finally:

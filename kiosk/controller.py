@@ -100,6 +100,7 @@ class Goal:
     attempts: int = 0                 # plans carried out that the camera did not confirm
     interrupted: bool = False         # the last plan stopped on a gantry error: not a failed attempt
     last_plan: list[Transfer] = field(default_factory=list)
+    scope: frozenset[int] | None = None   # squares the robot may touch (None: all)
 
 
 class StabilityTracker:
@@ -110,6 +111,7 @@ class StabilityTracker:
         self.stable_s = stable_s
         self.squares: tuple[Piece | None, ...] | None = None
         self.reading: CameraReading | None = None
+        self.fresh = 0          # independently taken pictures in the current still run
         self.run_start = 0.0
         self.last_t = 0.0
         self.last_seq = -1
@@ -125,6 +127,8 @@ class StabilityTracker:
         if reading.squares != self.squares:
             self.squares = reading.squares
             self.run_start = reading.t
+            self.fresh = 0
+        self.fresh += 1 if reading.fresh else 0
         self.reading = reading
         self.last_t = reading.t
 
@@ -394,6 +398,17 @@ class GameController:
             return False
         return True
 
+    def _seen_twice(self) -> bool:
+        """A change is acted on only once two independently taken pictures show it
+        (a real camera gives many; the simulation repeats a still picture, so ask)."""
+        if self.stability.fresh >= 2 or not self.stability.reading or not self.stability.reading.confidence:
+            return True
+        refresh = getattr(self.camera, "refresh", None)
+        if refresh is None:
+            return True
+        refresh()
+        return False
+
     def _confirm(self, squares: dict[int, Piece]) -> None:
         """The camera's stable reading showed exactly `squares`: let the reader learn the look."""
         confirm = getattr(self.camera, "confirm", None)
@@ -433,6 +448,8 @@ class GameController:
                 result = sure
             elif result.kind != "none" and self._unsure(squares, self.board.pieces()):
                 return
+        if result.kind != "none" and not self._seen_twice():
+            return
         if result.kind == "none":
             if self.state == State.FIX_BOARD:
                 self._journal("board_fixed")
@@ -460,6 +477,10 @@ class GameController:
         for sq in result.left_on_board:
             self.leftovers[sq] = self._captured_piece(sq)
         self._next_turn()
+        if self.leftovers and self.state == State.THINKING:
+            # the robot will park them; the screen says so
+            self.message = "capture.left_on_board"
+            self.message_args = {"squares": ", ".join(square_name(sq, self.board.size) for sq in self.leftovers)}
 
     def _captured_piece(self, sq: int) -> Piece:
         """What stood on `sq` before the last move captured it."""
@@ -496,7 +517,10 @@ class GameController:
         captures = tuple(self.board.captures_of(move))
         robot_piece = self.board.piece_at(move.from_sq)
         plan: list[Transfer] = []
-        inv = StorageInventory(dict(self.inventory.slots)) if self.inventory else StorageInventory()
+        if self.inventory is None:
+            self.inventory = StorageInventory.full_for(self.variant, self.board.pieces())
+            self.inventory_file.save(self.board_name, self.inventory)
+        inv = StorageInventory(dict(self.inventory.slots))
         latest = self.stability.squares
         for sq, piece in sorted(self.leftovers.items()):
             if latest is not None and latest[sq] is None:
@@ -513,7 +537,8 @@ class GameController:
         before.update({sq: p for sq, p in self.leftovers.items()})
         self.leftovers = {}
         self._set_state(State.ROBOT_MOVING)
-        self.goal = Goal("move", self.board.pieces(), phase="moving")
+        self.goal = Goal("move", self.board.pieces(), phase="moving",
+                         scope=frozenset(sq for t in plan for sq in (t.src, t.dst) if isinstance(sq, int)))
         self.after_goal = self._robot_move_done
         self._submit(plan, before)
 
@@ -538,15 +563,22 @@ class GameController:
     def _advance_goal(self) -> None:
         goal = self.goal
         assert goal is not None
+        if self.gantry.busy:
+            goal.not_before = self.clock()     # e.g. a resign mid-move: look once the gantry stops
+            return
         observed = self.stability.stable(goal.not_before)
         if observed is None:
             return
         if self._resume_plan:
             self._settle_resumed_plan(observed)
+        if self.inventory is None:
+            # the first game on this board: storage holds every piece the camera does not see
+            self.inventory = StorageInventory.full_for(self.variant or "copenhagen", observed)
+            self.inventory_file.save(self.board_name, self.inventory)
         if goal.phase == "verify":
             self._unbook_failures(observed, goal.last_plan)
         diff = diff_squares(observed, goal.target)
-        if diff and self._unsure(observed, goal.target):
+        if diff and (self._unsure(observed, goal.target) or not self._seen_twice()):
             return
         if not diff:
             self._confirm(observed)
@@ -561,9 +593,11 @@ class GameController:
         if self.state == State.PLACE_PIECE:
             self.fix_squares = diff
             return
-        if self.inventory is None:
-            self.inventory = StorageInventory.full_for(self.variant or "copenhagen", observed)
-            self.inventory_file.save(self.board_name, self.inventory)
+        if goal.scope is not None and any(sq not in goal.scope for sq in diff):
+            # not where the robot worked: a person touched the board (or the camera is
+            # wrong there); the robot does not move pieces on a guess
+            self._ask_person(diff, "fix_board.robot_result")
+            return
         if goal.purpose in ("move", "restore") and len(diff) > MAX_ROBOT_DIFF:
             self._ask_person(diff, "fix_board.robot_result")
             return
@@ -788,12 +822,16 @@ class GameController:
             self.state = State.VERIFY
             self._start_goal("move", board.pieces(), self._robot_move_done)
             self.goal.phase = "verify"
+            self.goal.scope = frozenset(sq for t in self._resume_plan for sq in (t.src, t.dst)
+                                        if isinstance(sq, int))
         elif board.turn == self.visitor_side:
             self.state = State.VISITOR_TURN
         else:
             self.state = State.THINKING
             self._think_resumed()
         self._journal("state", state=self.state.value, resumed=True)
+        if self.state in (State.VERIFY, State.SETUP, State.CLEARING):
+            self.message, self.message_args = "resume.checking", {}
 
     def _think_resumed(self) -> None:
         self._request += 1

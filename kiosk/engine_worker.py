@@ -12,6 +12,7 @@ whose id it asked for last, so a cancelled search's late answer is ignored.
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import queue
 from dataclasses import asdict, is_dataclass
 from typing import Any
@@ -26,8 +27,14 @@ def search_move(variant: str, options: dict[str, str], moves: list[str], level: 
 
 
 def _worker(requests: "mp.Queue[Any]", replies: "mp.Queue[Any]") -> None:
+    parent = os.getppid()
     while True:
-        item = requests.get()
+        try:
+            item = requests.get(timeout=1.0)
+        except queue.Empty:
+            if os.getppid() != parent:
+                return          # the kiosk died (a power cut, a kill): do not linger as an orphan
+            continue
         if item is None:
             return
         request_id, variant, options, moves, level, seed = item

@@ -27,6 +27,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
+from calibration.durable import append_durably, fsync_dir
+
 log = logging.getLogger(__name__)
 
 SCHEMA = 1
@@ -199,23 +201,9 @@ def append_game(state_dir: str | Path, record: GameRecord) -> Path:
     created_dir = not directory.exists()
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{record.ended_at[:7]}.jsonl"
-    created = not path.exists()
-    data = (record.to_json() + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o640)
-    try:
-        written = os.write(fd, data)
-        if written != len(data):
-            raise OSError(f"short write to {path}: {written} of {len(data)} bytes")
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    for changed, parent in ((created, directory), (created_dir, directory.parent)):
-        if changed:   # make the new directory entry itself survive a power cut
-            dir_fd = os.open(parent, os.O_RDONLY)
-            try:
-                os.fsync(dir_fd)
-            finally:
-                os.close(dir_fd)
+    append_durably(path, (record.to_json() + "\n").encode("utf-8"), mode=0o640)
+    if created_dir:   # make the new directory's own entry survive a power cut
+        fsync_dir(directory.parent)
     return path
 
 

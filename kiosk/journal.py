@@ -73,7 +73,10 @@ class Journal:
         line = json.dumps({"seq": rec.seq, "t": round(rec.t, 3), "kind": kind, **data},
                           separators=(",", ":"), sort_keys=True)
         if self._file is None:
+            torn = self.path.exists() and self.path.stat().st_size > 0 and not _ends_with_newline(self.path)
             self._file = open(self.path, "a", encoding="utf-8")
+            if torn:
+                self._file.write("\n")      # close off a line torn by a power cut
         self._file.write(line + "\n")
         self._file.flush()
         os.fsync(self._file.fileno())
@@ -133,6 +136,12 @@ def _parse_lines(lines: list[str]) -> Iterator[Record]:
             continue
         seq, t, kind = int(obj.pop("seq")), float(obj.pop("t", 0.0)), str(obj.pop("kind"))
         yield Record(seq=seq, t=t, kind=kind, data=obj)
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as f:
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) == b"\n"
 
 
 def _safe(text: str) -> str:

@@ -10,7 +10,7 @@ or in a storage slot (`Slot(side, index)`, docs/hardware.md "Storage").
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from engine import Piece
@@ -66,6 +66,7 @@ class CameraReading:
     squares: tuple[Piece | None, ...] = ()
     confidence: tuple[float, ...] = ()
     raw: object = None
+    fresh: bool = True       # False: the same picture as the last reading (a simulated still scene)
 
     def occupancy(self) -> dict[int, Piece]:
         return {sq: p for sq, p in enumerate(self.squares) if p is not None}

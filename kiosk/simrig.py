@@ -50,6 +50,7 @@ class SimSettings:
     still_period_s: float = 2.0        # a still scene is rendered afresh this often
     hand_seconds: float = 0.6
     square_model: str | None = None    # None: vision's built-in square model
+    render_hands: bool = True          # False (tests): no picture while a hand is over the board
 
 
 class SimRig:
@@ -72,7 +73,9 @@ class SimRig:
         self.sim.start()
         self.source = SimFrameSource(self.world, config, seed=self.settings.seed,
                                      condition=self.settings.condition,
-                                     still_period_s=self.settings.still_period_s)
+                                     still_period_s=self.settings.still_period_s,
+                                     render_hands=self.settings.render_hands,
+                                     busy=lambda: getattr(self, "gantry", None) is not None and self.gantry.busy)
         self.power_cuts = 0
         self.controller: GameController
         self._start_controller()

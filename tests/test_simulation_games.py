@@ -19,17 +19,18 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 def quick_settings(seed: int):
     s = fast_settings(seed)
-    s.speed_factor = 40.0
+    s.speed_factor = 100.0
     s.engine_time_scale = 0.1
     s.stable_s = 0.25
     s.hand_seconds = 0.25
+    s.render_hands = False
     return s
 
 
 def play(rig: SimRig, variant: str, visitor: SimVisitor, side: Side, timeout_s: float) -> dict:
     """Start a game and let the visitor play it to the end; returns what was seen."""
     seen = {"states": set(), "desync": [], "plies": 0}
-    rig.controller.start_game(variant, {}, side, "medium")
+    rig.controller.start_game(variant, {}, side, "hard")
     deadline = time.monotonic() + timeout_s
     last_state = ""
     while time.monotonic() < deadline:
@@ -60,7 +61,7 @@ def test_full_game_through_the_whole_loop(tmp_path, variant):
         visitor = SimVisitor(rig.world, random.Random(5),
                              VisitorStyle(mode="yielding", illegal_rate=0.0,
                                           forget_capture_rate=1.0, think_s=(0.0, 0.05)))
-        seen = play(rig, variant, visitor, Side.ATTACKERS, timeout_s=150)
+        seen = play(rig, variant, visitor, Side.ATTACKERS, timeout_s=240)
         view = seen["view"]
         print(variant, seen["plies"], "plies")
         assert view.outcome is not None

@@ -1,0 +1,135 @@
+"""The controller's small parts: journal, reconciliation, reading the visitor's move, faults, CLI."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine import Board, Piece, Side
+
+from kiosk.cli import main as cli_main
+from kiosk.faults import FAULT_KINDS, parse_faults
+from kiosk.inventory import InventoryFile, StorageInventory
+from kiosk.journal import Journal, read_records
+from kiosk.move_reading import read_visitor_move
+from kiosk.ports import Slot, Transfer
+from kiosk.reconcile import apply_transfer, diff_squares, reconcile
+from kiosk.states import State, check_transition
+
+
+def test_journal_survives_a_torn_last_line_and_archives(tmp_path):
+    j = Journal(tmp_path)
+    j.append("game_started", variant="copenhagen")
+    j.append("visitor_move", move="d1-d3")
+    with open(j.path, "a", encoding="utf-8") as f:
+        f.write('{"seq": 3, "kind": "robot_mo')          # the power went here
+    again = Journal(tmp_path)
+    assert [r.kind for r in again.records] == ["game_started", "visitor_move"]
+    rec = again.append("robot_move", move="h1-h3")
+    assert rec.seq == 3
+    assert json.loads(again.path.read_text().splitlines()[-1])["move"] == "h1-h3"
+    assert [r.kind for r in Journal(tmp_path).records] == ["game_started", "visitor_move", "robot_move"]
+    target = again.archive("copenhagen")
+    assert target is not None and target.parent.name == "games"
+    assert read_records(target)[0].kind == "game_started"
+    assert Journal(tmp_path).records == []
+
+
+def test_closed_journal_refuses_writes(tmp_path):
+    j = Journal(tmp_path)
+    j.close()
+    with pytest.raises(RuntimeError):
+        j.append("state", state="idle")
+
+
+def test_reconcile_moves_on_board_first_then_parks_then_fills_from_storage():
+    inv = StorageInventory({Slot("attackers", 0): Piece.ATTACKER, Slot("attackers", 1): None,
+                            Slot("defenders", 0): None, Slot("defenders", 1): None})
+    observed = {5: Piece.ATTACKER, 7: Piece.DEFENDER}
+    target = {6: Piece.ATTACKER, 8: Piece.ATTACKER}
+    plan = reconcile(observed, target, inv)
+    assert plan.complete
+    assert plan.transfers[0] == Transfer(5, 6, Piece.ATTACKER, "move")
+    assert plan.transfers[1].src == 7 and plan.transfers[1].dst == Slot("defenders", 1)   # slot 0 is the king's
+    assert plan.transfers[2] == Transfer(Slot("attackers", 0), 8, Piece.ATTACKER, "setup")
+    for t in plan.transfers:
+        apply_transfer(inv, t)
+    assert inv.slots[Slot("attackers", 0)] is None and inv.slots[Slot("defenders", 1)] == Piece.DEFENDER
+
+
+def test_reconcile_reports_missing_pieces_and_diff():
+    inv = StorageInventory({Slot("defenders", 0): None})
+    plan = reconcile({}, {60: Piece.KING}, inv)
+    assert not plan.complete and plan.missing == {60: Piece.KING}
+    assert diff_squares({1: Piece.ATTACKER}, {2: Piece.ATTACKER}) == {1: None, 2: Piece.ATTACKER}
+
+
+def test_inventory_file_round_trip(tmp_path):
+    inv = StorageInventory.full_for("copenhagen")
+    assert inv.count(Piece.KING) == 1 and inv.slots[Slot("defenders", 0)] == Piece.KING
+    assert inv.count(Piece.ATTACKER) == 24 and inv.count(Piece.DEFENDER) == 12
+    f = InventoryFile(tmp_path)
+    f.save("board-11", inv)
+    assert f.load("board-11") == inv and f.load("board-9") is None
+
+
+def test_visitor_move_reading_legal_left_capture_illegal_and_mismatch():
+    board = Board("copenhagen")
+    start = board.pieces()
+    move = board.legal_moves[0]
+    after = dict(start)
+    after[move.to_sq] = after.pop(move.from_sq)
+    got = read_visitor_move(board, after)
+    assert got.kind == "move" and got.move == move
+    assert read_visitor_move(board, start).kind == "none"
+    # a defender moved on the attackers' turn
+    src = next(sq for sq, p in start.items() if p == Piece.DEFENDER and
+               any(m.from_sq == sq for m in Board.from_otn("copenhagen", board.position_otn(),
+                                                              turn=Side.DEFENDERS).legal_moves))
+    wrong = dict(start)
+    dst = next(m.to_sq for m in Board.from_otn("copenhagen", board.position_otn(), turn=Side.DEFENDERS).legal_moves
+               if m.from_sq == src)
+    wrong[dst] = wrong.pop(src)
+    got = read_visitor_move(board, wrong)
+    assert got.kind == "illegal" and got.message == "illegal_move.not_your_piece"
+    assert got.fix == {src: Piece.DEFENDER, dst: None}
+    two_gone = dict(start)
+    for sq in list(two_gone)[:2]:
+        del two_gone[sq]
+    assert read_visitor_move(board, two_gone).kind == "mismatch"
+
+
+def test_capture_left_standing_is_accepted():
+    # b2 t, c2 T, e2 t: the attacker from e2 to d2 captures the defender on c2
+    board = Board.from_otn("copenhagen", "/11/1tT1t6/11/11/11/5K5/11/11/11/11/11/", turn=Side.ATTACKERS)
+    cap = next(m for m in board.legal_moves if board.captures_of(m))
+    caps = board.captures_of(cap)
+    observed = dict(board.pieces())
+    observed[cap.to_sq] = observed.pop(cap.from_sq)              # the capture is NOT taken off
+    got = read_visitor_move(board, observed)
+    assert got.kind == "move" and got.move == cap and got.left_on_board == tuple(sorted(caps))
+
+
+def test_state_table_refuses_a_jump():
+    check_transition(State.THINKING, State.ROBOT_MOVING)
+    with pytest.raises(RuntimeError):
+        check_transition(State.IDLE, State.ROBOT_MOVING)
+
+
+def test_fault_names():
+    assert parse_faults("hand, missed-pickup,hand") == ("hand", "missed-pickup")
+    assert parse_faults("all") == FAULT_KINDS
+    with pytest.raises(ValueError, match="unknown fault 'hnd'"):
+        parse_faults("hnd")
+
+
+@pytest.mark.parametrize("argv, text", [
+    (["--simulate", "--headless"], "--headless needs --autoplay"),
+    (["--autoplay", "2"], "--autoplay needs --simulate --headless"),
+    (["--simulate", "--headless", "--autoplay", "1", "--faults", "fire"], "unknown fault"),
+    (["--simulate", "--headless", "--autoplay", "1", "--variant", "chess"], "unknown variant"),
+])
+def test_cli_refuses_bad_arguments_in_one_line(argv, text, capsys):
+    assert cli_main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert text in err and len(err.splitlines()) == 1
