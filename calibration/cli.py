@@ -81,7 +81,8 @@ def _output_stem(out: str) -> str:
 
 
 def cmd_markers(args: argparse.Namespace, out: TextIO) -> int:
-    from calibration.print_files import pdf_of_pages, png_with_dpi, write_file_atomically
+    from calibration.durable import atomic_write_bytes
+    from calibration.print_files import pdf_of_pages, png_with_dpi
     from calibration.printables import charuco_sheet, marker_layout, marker_tile
 
     config, _ = _load(args)
@@ -103,7 +104,7 @@ def cmd_markers(args: argparse.Namespace, out: TextIO) -> int:
         f"{stem}-charuco.pdf": pdf_of_pages([(charuco.image, args.dpi)]),
     }
     for path, data in written.items():
-        write_file_atomically(path, data)
+        atomic_write_bytes(path, data, mode=0o644)    # printables: anyone may read them
     w, h = layout.size_mm
     print(f"{stem}.png: the frame's four markers ({config.markers.dictionary}, ids "
           f"{list(config.markers.ids)}, {config.markers.size_mm:g} mm) for {board}, "

@@ -102,6 +102,7 @@ class CameraConfig:
     width: int = 1280
     height: int = 720
     fps: int = 30
+    distance_mm: float = 700.0           # lens to board (600-800 mm); used only while uncalibrated
     stable_s: float = 0.7
     camera_matrix: list[list[float]] = field(default_factory=list)   # empty = not calibrated
     distortion: list[float] = field(default_factory=list)

@@ -26,7 +26,6 @@ import difflib
 import math
 import os
 import re
-import tempfile
 import tomllib
 import types
 import typing
@@ -36,6 +35,7 @@ from typing import Any, Callable, Iterable
 
 from calibration import config as config_module
 from calibration.config import DEFAULT_CONFIG_PATH, Config
+from calibration.durable import atomic_write_text
 
 PathLike = str | os.PathLike
 
@@ -252,6 +252,7 @@ RANGES: dict[str, tuple[Check, ...]] = {
     "CameraConfig.width": (_range(16, 16384),),
     "CameraConfig.height": (_range(16, 16384),),
     "CameraConfig.fps": (_range(1, 1000),),
+    "CameraConfig.distance_mm": (_range(50, 5000),),
     "CameraConfig.stable_s": (_range(0, 30),),
     "CameraConfig.camera_matrix": (_camera_matrix,),
     "CameraConfig.distortion": (_distortion,),
@@ -636,54 +637,6 @@ def config_to_toml(config: Config) -> str:
 
 # --------------------------------------------------------------------------- atomic save
 
-def _fsync_dir(directory: str) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return                      # some platforms cannot open directories; rename is still atomic
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _keep_backup(path: str, backup: str, directory: str) -> None:
-    """Make ``backup`` a copy of the current file without a moment where either is missing."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(backup)}.", suffix=".tmp", dir=directory)
-    os.close(fd)
-    try:
-        try:
-            os.remove(tmp)
-            os.link(path, tmp)               # same bytes, no copy; fails on some filesystems
-        except OSError:
-            with open(path, "rb") as src, open(tmp, "wb") as dst:
-                dst.write(src.read())
-                dst.flush()
-                os.fsync(dst.fileno())
-        os.replace(tmp, backup)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-
-
-def _copy_ownership(old: str, new: str) -> None:
-    """Give the new file the old one's mode and, when allowed (root), its owner and group.
-
-    The installer makes the file group-readable by the kiosk's user; a technician
-    saving with sudo must not leave a root-owned file the kiosk cannot read.
-    """
-    st = os.stat(old)
-    os.chmod(new, st.st_mode & 0o7777)
-    if (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
-        try:
-            os.chown(new, st.st_uid, st.st_gid)
-        except PermissionError:
-            pass                    # not root: the file becomes this user's, as any editor would do
-
-
 def save_config(config: Config, path: PathLike) -> None:
     """Validate, then write ``config`` to ``path`` atomically, keeping the old file as .bak.
 
@@ -701,25 +654,10 @@ def save_config(config: Config, path: PathLike) -> None:
     if os.path.isdir(name):
         raise ConfigError([Problem(name, "", "a config file", "a directory")])
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(name)}.", suffix=".tmp", dir=directory)
+        atomic_write_text(name, text, keep_owner=True, backup=backup_path(name))
     except PermissionError:
         raise ConfigError([Problem(name, "", f"a directory this user may write ({directory})",
                                    "permission denied")]) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            if os.path.exists(name):
-                _copy_ownership(name, tmp)
-            os.fsync(fh.fileno())
-        if os.path.exists(name):
-            _keep_backup(name, name + ".bak", directory)
-        os.replace(tmp, name)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-    _fsync_dir(directory)
 
 
 def backup_path(path: PathLike) -> Path:

@@ -8,9 +8,7 @@ enough to own rather than pull in a PDF library.
 """
 from __future__ import annotations
 
-import os
 import struct
-import tempfile
 import zlib
 from typing import Sequence
 
@@ -113,21 +111,3 @@ def pdf_of_pages(pages: Sequence[tuple[np.ndarray, float]]) -> bytes:
     out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
         len(objects) + 1, catalog, xref)
     return bytes(out)
-
-
-def write_file_atomically(path: str | os.PathLike, data: bytes) -> None:
-    """Write bytes through a temporary file and a rename, so a reader never sees half a file."""
-    name = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(name))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(name)}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, name)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise

@@ -15,10 +15,11 @@ leaves; `engine.replay` checks recorded games; `engine.match` holds York's
 options c and d.
 """
 from .board import Board, perft
+from .otn import pieces_from_position, position_from_pieces
 from .rules import VARIANTS, Rules, rules_for
 from .types import Announcement, Move, Outcome, Piece, Side, parse_square, square_name
 
 __all__ = [
     "Board", "Move", "Side", "Piece", "Outcome", "Announcement", "VARIANTS", "Rules",
-    "square_name", "parse_square", "rules_for", "perft",
+    "square_name", "parse_square", "rules_for", "perft", "position_from_pieces", "pieces_from_position",
 ]

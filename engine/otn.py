@@ -9,8 +9,9 @@ offending text, because they reach the command line and the kiosk log as is.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
-from .types import ATT, DEF, EMPTY, FILES, KING, parse_square, square_name
+from .types import ATT, CODE_OF_PIECE, DEF, EMPTY, FILES, KING, PIECE_OF_CODE, Piece, parse_square, square_name
 
 _CODE_OF_CHAR = {"t": ATT, "T": DEF, "K": KING}
 _CHAR_OF_CODE = {ATT: "t", DEF: "T", KING: "K"}
@@ -69,6 +70,30 @@ def format_position(cells: list[int] | bytearray, size: int) -> str:
     return "/" + "/".join(out) + "/"
 
 
+def position_from_pieces(pieces: Mapping[int, Piece | str], size: int) -> str:
+    """The OTN text of square index -> piece (a `Piece` or its letter 't', 'T', 'K').
+
+    For callers that hold pieces by square rather than the engine's square
+    codes (the camera reader, the simulated table), so that OTN is written in
+    one place only.
+    """
+    cells = [EMPTY] * (size * size)
+    for sq, piece in pieces.items():
+        if not 0 <= sq < size * size:
+            raise ValueError(f"square index {sq} is off a {size}x{size} board")
+        try:
+            cells[sq] = CODE_OF_PIECE[Piece(piece)]
+        except ValueError:
+            raise ValueError(f"unknown piece {piece!r} on square {square_name(sq, size)} "
+                             f"(use t, T or K)") from None
+    return format_position(cells, size)
+
+
+def pieces_from_position(text: str, size: int) -> dict[int, Piece]:
+    """Square index -> Piece of an OTN position, empty squares left out (same checks as parse_position)."""
+    return {sq: PIECE_OF_CODE[code] for sq, code in enumerate(parse_position(text, size)) if code != EMPTY}
+
+
 def build_position(size: int, attackers: str = "", defenders: str = "", king: str = "") -> str:
     """An OTN position from space-separated square names: `build_position(11, "a1 b2", "c3", "f6")`.
 
@@ -106,4 +131,5 @@ def format_move(frm: int, to: int, captures: tuple[int, ...] | list[int], size: 
     return text + "".join("x" + square_name(c, size) for c in captures)
 
 
-__all__ = ["parse_position", "format_position", "build_position", "parse_move_text", "format_move", "FILES"]
+__all__ = ["parse_position", "format_position", "position_from_pieces", "pieces_from_position",
+           "build_position", "parse_move_text", "format_move", "FILES"]

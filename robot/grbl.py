@@ -39,6 +39,7 @@ except ImportError:                    # pragma: no cover - not POSIX
 #: what pyserial lets through when the port goes away under it
 PORT_ERRORS = (serial.SerialException, OSError, _TermiosError, TypeError, AttributeError)
 
+from calibration.config import GantryConfig
 from robot.grbl_codes import (MAX_LINE_CHARS, RT_CYCLE_START, RT_FEED_HOLD, RT_JOG_CANCEL,
                               RT_SOFT_RESET, RT_STATUS, alarm_meaning, error_meaning)
 
@@ -172,9 +173,11 @@ class _Pending:
 class GrblDriver:
     """One GRBL 1.1 controller on a serial port, pty or pyserial URL."""
 
-    def __init__(self, port: str, *, baudrate: int = 115200, response_timeout: float = 5.0,
-                 motion_timeout: float = 120.0, banner_timeout: float = 2.5,
-                 magnet_off: str = "M9", on_push: Callable[[str], None] | None = None):
+    # The defaults are the configuration's (docs/hardware.md); callers pass config.gantry's values.
+    def __init__(self, port: str, *, baudrate: int = GantryConfig.baudrate,
+                 response_timeout: float = GantryConfig.response_timeout_s,
+                 motion_timeout: float = GantryConfig.motion_timeout_s, banner_timeout: float = 2.5,
+                 magnet_off: str = GantryConfig.magnet_off, on_push: Callable[[str], None] | None = None):
         self.port = port
         self.baudrate = baudrate
         self.response_timeout = response_timeout

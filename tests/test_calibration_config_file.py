@@ -297,7 +297,7 @@ def test_save_into_read_only_directory_is_a_clear_error(tmp_path, monkeypatch):
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("calibration.config_file.tempfile.mkstemp", refuse)
+    monkeypatch.setattr("calibration.durable.tempfile.mkstemp", refuse)
     with pytest.raises(ConfigError) as exc:
         save_config(Config(), tmp_path / "config.toml")
     assert messages(exc) == [f"{tmp_path / 'config.toml'}: expected a directory this user may write "

@@ -2,7 +2,9 @@
 import pytest
 
 from engine import Board
-from vision.position import SquareClass, format_position, marked_squares, parse_position
+from engine import pieces_from_position as parse_position
+from engine import position_from_pieces as format_position
+from vision.position import SquareClass, marked_squares
 
 
 @pytest.mark.parametrize("variant", ["copenhagen", "tablut", "york", "tawlbwrdd"])

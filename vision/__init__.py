@@ -9,11 +9,11 @@ the tests; `tafl-vision` (vision.cli) is the command line.
 """
 from vision.inference import Inference, MoveInferrer, Verdict
 from vision.localise import NotReadable
-from vision.position import SquareClass, format_position, parse_position
+from vision.position import SquareClass
 from vision.reader import BoardReader, Reading
 from vision.stability import StabilityTracker
 
 __all__ = [
     "BoardReader", "Reading", "NotReadable", "MoveInferrer", "Inference", "Verdict", "StabilityTracker",
-    "SquareClass", "parse_position", "format_position",
+    "SquareClass",
 ]

@@ -18,7 +18,7 @@ import time
 import cv2
 
 from calibration.config import Config
-from vision.position import parse_position
+from engine import pieces_from_position
 from vision.render_conditions import CONDITIONS
 
 EXIT_UNREADABLE = 3
@@ -63,7 +63,10 @@ def cmd_render(args) -> int:
     from vision.renderer import render_frame
     config = _config(args.config)
     size = _board_size(config, args.board)
-    pieces = parse_position(args.position, size)
+    try:
+        pieces = pieces_from_position(args.position, size)
+    except ValueError as exc:
+        raise ValueError(f"bad position record {args.position!r}: {exc}") from None
     frame = render_frame(pieces, args.board, seed=args.seed, condition=args.condition, hand=args.hand, config=config)
     if not cv2.imwrite(args.out, frame.image):
         print(f"cannot write {args.out}", file=sys.stderr)

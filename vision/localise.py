@@ -18,13 +18,6 @@ import numpy as np
 from calibration.config import CameraConfig, MarkerConfig
 from calibration.geometry import BoardGeometry
 
-# Used only when the camera is not calibrated and the view is too straight for
-# the focal length to follow from the homography: the middle of the 600-800 mm
-# range docs/hardware.md gives for the camera's height. It only scales the small
-# correction for the pieces' height.
-FALLBACK_DISTANCE_MM = 700.0
-
-
 class NotReadable(Exception):
     """The board cannot be read in this frame; the message says why, for the visitor and the log."""
 
@@ -54,6 +47,10 @@ class BoardLocaliser:
         self.detector = cv2.aruco.ArucoDetector(dictionary, params)
         self.K = np.array(camera.camera_matrix, np.float64) if camera.camera_matrix else None
         self.dist = np.array(camera.distortion, np.float64) if camera.distortion else None
+        # Used only when the camera is not calibrated and the view is too straight
+        # for the focal length to follow from the homography; it only scales the
+        # small correction for the pieces' height.
+        self.distance_mm = float(camera.distance_mm)
         self.board_points = {mid: np.array(geometry.marker_corners(i), np.float64)
                              for i, mid in enumerate(markers.ids)}
         self._previous: dict | None = None
@@ -173,7 +170,7 @@ class BoardLocaliser:
 
         Two constraints (r1 . r2 = 0, |r1| = |r2|) give 1/f^2 by least squares;
         a nearly straight-down view leaves f undetermined, so then the focal
-        length that puts the camera at FALLBACK_DISTANCE_MM is used instead.
+        length that puts the camera at the configured camera.distance_mm is used instead.
         """
         cx, cy = width / 2, height / 2
         T = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]], np.float64)
@@ -194,5 +191,5 @@ class BoardLocaliser:
         if f is None:
             # straight down: image scale (px per mm) = f / distance
             px_per_mm = math.sqrt(abs(np.linalg.det(G[:2, :2]))) / abs(G[2, 2]) if G[2, 2] else 1.0
-            f = px_per_mm * FALLBACK_DISTANCE_MM
+            f = px_per_mm * self.distance_mm
         return np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]], np.float64)

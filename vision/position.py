@@ -1,9 +1,9 @@
-"""OTN position records and the board's marked squares, without a rule set.
+"""What the camera sees on a square, and the board's marked squares, without a rule set.
 
-The reader knows only which board it looks at, not which variant is played,
-so it writes and parses the position record itself (the same text as the
-engine's `Board.position_otn()`: ranks first rank first, `t` attacker,
-`T` defender, `K` king, digits for runs of empty squares, slashes around).
+The reader knows only which board it looks at, not which variant is played.
+Its position records are OTN, written and read by the engine's
+`position_from_pieces` / `pieces_from_position` (square -> piece letter), so
+there is one OTN implementation in the project.
 """
 from __future__ import annotations
 
@@ -29,55 +29,6 @@ class SquareClass(IntEnum):
         if letter is None or letter == ".":
             return cls.EMPTY
         return cls(PIECE_LETTERS.index(letter) + 1)
-
-
-def parse_position(record: str, size: int) -> dict[int, str]:
-    """Square index -> piece letter from an OTN position record (first rank first)."""
-    text = record.strip()
-    ranks = [r for r in text.strip("/").split("/")]
-    if len(ranks) != size:
-        raise ValueError(f"position record has {len(ranks)} ranks, board has {size}: {record!r}")
-    pieces: dict[int, str] = {}
-    for rank, row in enumerate(ranks):
-        file, digits = 0, ""
-        for ch in row + " ":
-            if ch.isdigit():
-                digits += ch
-                continue
-            if digits:
-                file += int(digits)
-                digits = ""
-            if ch == " ":
-                break
-            if ch not in PIECE_LETTERS:
-                raise ValueError(f"unknown piece {ch!r} in position record {record!r}")
-            if file >= size:
-                raise ValueError(f"rank {rank + 1} is longer than {size} squares in {record!r}")
-            pieces[rank * size + file] = ch
-            file += 1
-        if file != size:
-            raise ValueError(f"rank {rank + 1} has {file} squares, not {size}, in {record!r}")
-    return pieces
-
-
-def format_position(pieces: dict[int, str], size: int) -> str:
-    """The OTN position record of square index -> piece letter."""
-    rows = []
-    for rank in range(size):
-        row, empty = "", 0
-        for file in range(size):
-            letter = pieces.get(rank * size + file)
-            if letter is None:
-                empty += 1
-                continue
-            if empty:
-                row += str(empty)
-                empty = 0
-            row += letter
-        if empty:
-            row += str(empty)
-        rows.append(row)
-    return "/" + "/".join(rows) + "/"
 
 
 def classes_from_pieces(pieces: dict[int, str], size: int) -> list[SquareClass]:

@@ -13,11 +13,12 @@ import numpy as np
 
 from calibration.config import Config
 from calibration.geometry import BoardGeometry
+from engine import pieces_from_position, position_from_pieces
 from vision.classifier import SquareClassifier
 from vision.features import FeatureExtractor, SquareFeatures
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, foreign_squares, largest_cluster
-from vision.position import SquareClass, format_position, marked_squares, parse_position, pieces_from_classes
+from vision.position import SquareClass, marked_squares, pieces_from_classes
 from vision.rectify import rectified_frame, rectify
 
 # A frame whose brightest parts are this dim shows nothing (grey levels, 8 bit).
@@ -50,7 +51,7 @@ class Reading:
 
     @property
     def position(self) -> str:
-        return format_position(self.pieces, self.size)
+        return position_from_pieces(self.pieces, self.size)
 
 
 class BoardReader:
@@ -119,6 +120,6 @@ class BoardReader:
     def learn(self, reading: Reading, pieces: dict[int, str] | str) -> None:
         """Teach the classifier that this frame showed `pieces` (a confirmed position)."""
         if isinstance(pieces, str):
-            pieces = parse_position(pieces, self.size)
+            pieces = pieces_from_position(pieces, self.size)
         labels = np.array([int(SquareClass.from_letter(pieces.get(sq))) for sq in range(self.size ** 2)])
         self.classifier.learn(reading.features.values, labels, self.marked)

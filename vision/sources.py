@@ -13,6 +13,8 @@ from typing import Callable, Iterator, Protocol
 import cv2
 import numpy as np
 
+from calibration.config import CameraConfig
+
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 
 
@@ -38,7 +40,8 @@ class CameraSource:
 
     finite = False
 
-    def __init__(self, device: str | int, width: int = 1280, height: int = 720, fps: int = 30,
+    def __init__(self, device: str | int, width: int = CameraConfig.width, height: int = CameraConfig.height,
+                 fps: int = CameraConfig.fps,
                  retry_s: float = 1.0, opener: Callable[[str | int], cv2.VideoCapture] | None = None):
         self.device = int(device) if isinstance(device, str) and device.isdigit() else device
         self.width, self.height, self.fps = width, height, fps
