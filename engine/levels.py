@@ -59,7 +59,7 @@ class Level:
 # Same defaults as calibration/config.py's _default_levels() (a test keeps them
 # equal). The gaps between them are measured by bench/selfplay.py.
 DEFAULT_LEVELS: dict[str, Level] = {
-    "easy": Level("easy", time_s=0.5, max_depth=1, noise=0.0, blunder_guard=True),
+    "easy": Level("easy", time_s=0.5, max_depth=1, noise=40.0, blunder_guard=True),
     "medium": Level("medium", time_s=1.5, max_depth=3, noise=0.0, blunder_guard=True),
     "hard": Level("hard", time_s=4.0, max_depth=64, noise=0.0, blunder_guard=True),
 }

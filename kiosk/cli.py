@@ -155,10 +155,9 @@ def _simulate_window(args, config, variant, size, fullscreen) -> int:
     rig = SimRig(config, str(state_dir), variant, settings, fresh=True)
     log.info("simulation: state in %s, gantry simulator on %s", state_dir, rig.sim.port)
     try:
-        run_app(rig.controller, config, world=rig.world, size=size, fullscreen=fullscreen)
+        return run_app(rig.controller, config, world=rig.world, size=size, fullscreen=fullscreen)
     finally:
         rig.close()
-    return 0
 
 
 def _hardware(args, config, size, fullscreen) -> int:
@@ -167,6 +166,7 @@ def _hardware(args, config, size, fullscreen) -> int:
     from kiosk.engine_worker import EngineWorker
     from kiosk.gantry_thread import GantryThread
     from kiosk.robot_adapter import GantryMover
+    from kiosk import lockdown
     from kiosk.sdnotify import Notifier
     from kiosk.ui.app import run_app
     from kiosk.vision_adapter import UvcFrameSource, VisionFrameReader
@@ -179,9 +179,11 @@ def _hardware(args, config, size, fullscreen) -> int:
     engine = EngineWorker(config.engine.levels)
     controller = GameController(config, camera, gantry, engine, state_dir, on_poll=notifier.tick,
                                 on_state=lambda s: notifier.status(f"kiosk: {s}"))
-    notifier.ready("kiosk: running")
+    if fullscreen:
+        lockdown.install_signal_handlers()      # SIGTERM ends through `finally`: magnet off, journal closed
     try:
-        run_app(controller, config, size=size, fullscreen=fullscreen)
+        return run_app(controller, config, size=size, fullscreen=fullscreen,
+                       on_ready=lambda: notifier.ready("kiosk: running"))
     finally:
         notifier.stopping("kiosk: stopping")
         for stop in (gantry.stop, camera.stop, engine.stop, controller.stop):
@@ -189,7 +191,6 @@ def _hardware(args, config, size, fullscreen) -> int:
                 stop()
             except Exception:   # noqa: BLE001
                 log.exception("while stopping")
-    return 0
 
 
 if __name__ == "__main__":

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from calibration.durable import atomic_write_text
 from engine import Board, Piece
 from robot.layout import PieceSet
 
@@ -95,9 +95,4 @@ class InventoryFile:
                 data = {}
         data[board_name] = inventory.to_json()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".inventory-")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+        atomic_write_text(self.path, json.dumps(data))

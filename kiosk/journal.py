@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from calibration.durable import fsync_dir
+
 CURRENT_NAME = "journal.jsonl"
 ARCHIVE_DIR = "games"
 
@@ -98,7 +100,7 @@ class Journal:
             n += 1
             target = archive / f"{stamp}-{_safe(name_hint)}-{n}.jsonl"
         os.replace(self.path, target)
-        _fsync_dir(self.state_dir)
+        fsync_dir(self.state_dir)
         self._records, self._seq = [], 0
         return target
 
@@ -146,16 +148,3 @@ def _ends_with_newline(path: Path) -> bool:
 
 def _safe(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in text)[:40] or "game"
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from calibration.config import Config
-from engine import Board, Move, Piece, Side
+from engine import Board, Move, Piece, Side, position_from_pieces
 from robot.layout import Location, Slot, TableLayout
 from robot.table import Table
 
@@ -141,7 +141,7 @@ class SimWorld:
         if self.variant is None:
             raise RuntimeError("no variant chosen: call use_variant first")
         turn = Side.ATTACKERS if mover == Piece.ATTACKER else Side.DEFENDERS
-        return Board.from_otn(self.variant, _otn(self.square_pieces(), self.size), turn=turn)
+        return Board.from_otn(self.variant, position_from_pieces(self.square_pieces(), self.size), turn=turn)
 
     def captures_of(self, from_sq: int, to_sq: int) -> tuple[int, ...]:
         """What the rules capture if the piece on from_sq goes to to_sq (nothing if illegal)."""
@@ -256,22 +256,3 @@ class SimWorld:
 
     def _changed(self) -> None:
         self.version += 1
-
-
-def _otn(squares: dict[int, Piece], size: int) -> str:
-    rows = []
-    for rank in range(size):
-        row, empty = "", 0
-        for file in range(size):
-            piece = squares.get(rank * size + file)
-            if piece is None:
-                empty += 1
-                continue
-            if empty:
-                row += str(empty)
-                empty = 0
-            row += piece.value
-        if empty:
-            row += str(empty)
-        rows.append(row)
-    return "/" + "/".join(rows) + "/"
