@@ -2,27 +2,11 @@
 from __future__ import annotations
 
 from engine import Board, Move, Outcome, Piece, Side, parse_square, square_name
-from engine.otn import build_position
+
+from engine_helpers import legal, play, position_maker, why
 
 V = "tablut"
-
-
-def pos(t: str = "", T: str = "", K: str = "e5", turn: str = "attackers") -> Board:
-    return Board.from_otn(V, build_position(9, t, T, K), turn=turn)
-
-
-def play(b: Board, text: str) -> list[str]:
-    return sorted(square_name(c, 9) for c in b.push(b.parse_move(text)))
-
-
-def legal(b: Board, text: str) -> bool:
-    f, t = text.split("-")
-    return b.is_legal(Move(parse_square(f, 9), parse_square(t, 9)))
-
-
-def why(b: Board, text: str) -> str | None:
-    f, t = text.split("-")
-    return b.why_illegal(Move(parse_square(f, 9), parse_square(t, 9)))
+pos = position_maker(V, 9, "e5")
 
 
 def test_rules_1_to_4_pieces_board_layout_and_swedes_first() -> None:

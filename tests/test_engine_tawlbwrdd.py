@@ -4,22 +4,11 @@ from __future__ import annotations
 import pytest
 
 from engine import Board, Move, Outcome, Piece, Side, parse_square, square_name
-from engine.otn import build_position
+
+from engine_helpers import legal, play, position_maker
 
 V = "tawlbwrdd"
-
-
-def pos(t: str = "", T: str = "", K: str = "f6", turn: str = "attackers", **options: str) -> Board:
-    return Board.from_otn(V, build_position(11, t, T, K), turn=turn, options=options)
-
-
-def play(b: Board, text: str) -> list[str]:
-    return sorted(square_name(c, 11) for c in b.push(b.parse_move(text)))
-
-
-def legal(b: Board, text: str) -> bool:
-    f, t = text.split("-")
-    return b.is_legal(Move(parse_square(f, 11), parse_square(t, 11)))
+pos = position_maker(V, 11, "f6")
 
 
 @pytest.mark.parametrize("layout", ["bell", "lewis"])
