@@ -62,6 +62,7 @@ class CameraThread:
         self._pause = threading.Event()
         self._seq = 0
         self._frame_reading: CameraReading | None = None
+        self._latest_image: np.ndarray | None = None
         self._confirms: list[tuple[CameraReading, dict]] = []
         self.frames_read = 0
         self.read_seconds = 0.0
@@ -71,6 +72,15 @@ class CameraThread:
     def read_latest(self) -> CameraReading | None:
         with self._lock:
             return self._latest
+
+    def snapshot(self) -> np.ndarray | None:
+        """The newest frame (BGR) for the staff camera page, or None before the first; never blocks.
+
+        The frame arrays are not written after they are taken, so sharing the
+        reference is safe; the staff page only reads it.
+        """
+        with self._lock:
+            return self._latest_image
 
     def use_board(self, board_name: str, variant: str) -> None:
         with self._lock:
@@ -124,6 +134,8 @@ class CameraThread:
                 self._stop.wait(0.05)
                 continue
             last_frame = self.clock()
+            with self._lock:
+                self._latest_image = frame.image
             self._seq += 1
             t0 = time.perf_counter()
             previous = self._frame_reading

@@ -28,7 +28,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from calibration.config import Config
 from engine import Board, Move, Outcome, Piece, Side, square_name
@@ -40,6 +40,9 @@ from kiosk.move_reading import VisitorReading, read_visitor_move
 from kiosk.ports import CameraPort, CameraReading, EnginePort, GantryEvent, GantryPort, Slot, Transfer
 from kiosk.reconcile import apply_transfer, diff_squares, reconcile
 from kiosk.states import State, check_transition
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger("kiosk.controller")
 
@@ -278,6 +281,67 @@ class GameController:
         self.variant, self.board = variant, None
         self._set_state(State.SETUP)
         self._start_goal("setup", board.pieces(), lambda: self._set_state(State.IDLE))
+
+    # staff extras beyond the architecture's list (kiosk/ui/staff.py)
+    def jog(self, dx_mm: float, dy_mm: float) -> None:
+        """Staff: move the carriage (magnet off) by dx, dy mm, on the gantry thread.
+
+        Only without a running game (idle or game over) and with the gantry
+        free: a jog in the middle of a plan would put the magnet somewhere the
+        plan does not expect. The new position arrives as a 'jogged' event."""
+        self._check_staff_motion("jog")
+        jog = getattr(self.gantry, "jog", None)
+        if jog is None:
+            raise RuntimeError("this gantry cannot jog")
+        self._job += 1
+        self._journal("staff_jog", job=self._job, dx=float(dx_mm), dy=float(dy_mm))
+        self.robot_activity = "jogging"
+        jog(self._job, float(dx_mm), float(dy_mm))
+
+    def test_move(self, from_sq: int, to_sq: int) -> None:
+        """Staff: carry whatever piece the camera sees on `from_sq` to the empty `to_sq`.
+
+        Planned and carried by the gantry thread like any transfer, so the
+        robot's ledger follows it; the storage inventory is only touched by
+        transfers to or from a slot, which a square-to-square move is not."""
+        self._check_staff_motion("test move")
+        size = self.board_size()
+        for sq in (from_sq, to_sq):
+            if not isinstance(sq, int) or not 0 <= sq < size * size:
+                raise ValueError(f"square {sq!r} is not on the {size}x{size} board")
+        if from_sq == to_sq:
+            raise ValueError("a test move needs two different squares")
+        reading = self.camera.read_latest()
+        if reading is None or not reading.ok:
+            raise RuntimeError("the camera cannot read the board: "
+                               f"{reading.reason if reading is not None else 'no picture yet'}")
+        squares = reading.occupancy()
+        piece = squares.get(from_sq)
+        if piece is None:
+            raise ValueError(f"no piece on {square_name(from_sq, size)}")
+        if squares.get(to_sq) is not None:
+            raise ValueError(f"{square_name(to_sq, size)} is not empty")
+        transfer = Transfer(from_sq, to_sq, piece, kind="test")
+        places: dict = {sq: p.value for sq, p in squares.items()}
+        if self.inventory is not None:
+            places.update({slot: p.value for slot, p in self.inventory.slots.items() if p is not None})
+        self._job += 1
+        self._job_transfers, self._job_done = [transfer], 0
+        self._journal("staff_test_move", job=self._job, transfer=transfer.to_json())
+        self.progress = 0.0
+        self.robot_activity = describe(transfer, size)
+        self.gantry.submit(self._job, [transfer], places)
+
+    def camera_snapshot(self) -> "np.ndarray | None":
+        """Staff: the newest camera frame (BGR), or None when the camera port keeps no frames."""
+        snapshot = getattr(self.camera, "snapshot", None)
+        return snapshot() if snapshot is not None else None
+
+    def _check_staff_motion(self, what: str) -> None:
+        if self.state not in (State.IDLE, State.GAME_OVER):
+            raise RuntimeError(f"no {what} while {self.state.value}")
+        if self.gantry.busy or self._homing_job is not None:
+            raise RuntimeError(f"no {what} while the robot is busy")
 
     def stop(self) -> None:
         """Orderly shutdown of the controller's helpers (not used on a power cut)."""
@@ -663,6 +727,9 @@ class GameController:
             return
         if event.job != self._job:
             return
+        if event.kind == "jogged":
+            self.robot_activity = f"carriage at {event.activity} mm"
+            return
         if event.kind == "step" and event.transfer is not None:
             self._book(event.transfer)
             self._journal("transfer_done", job=event.job, step=event.step)
@@ -672,6 +739,8 @@ class GameController:
                 self.robot_activity = describe(self._job_transfers[self._job_done], self.board_size())
         elif event.kind == "done":
             self.progress = 1.0
+            if self.goal is None:
+                self.robot_activity = ""         # a staff test move: nothing to verify
             if self.goal is not None:
                 self.goal.phase = "verify"
                 self.goal.not_before = self.clock()

@@ -35,6 +35,9 @@ class Mover(Protocol):
 
     def use_board(self, board_name: str, variant: str) -> None: ...
 
+    def jog(self, dx_mm: float, dy_mm: float) -> tuple[float, float]:
+        """Staff: move the carriage with the magnet off; returns the new position (mm)."""
+
     def make_safe(self) -> None:
         """Magnet off, motion stopped; never raises."""
 
@@ -62,6 +65,10 @@ class GantryThread:
 
     def home(self, job: int) -> None:
         self._commands.put(("home", job, []))
+
+    def jog(self, job: int, dx_mm: float, dy_mm: float) -> None:
+        """Staff: move the carriage by dx, dy mm (magnet off); a 'jogged' event follows."""
+        self._commands.put(("jog", job, [float(dx_mm), float(dy_mm)]))  # type: ignore[list-item]
 
     def use_board(self, board_name: str, variant: str) -> None:
         self._commands.put(("board", 0, [board_name, variant]))  # type: ignore[list-item]
@@ -97,6 +104,8 @@ class GantryThread:
                     self.mover.use_board(str(payload[0]), str(payload[1]))
                 elif kind == "home":
                     self._home(job)
+                elif kind == "jog":
+                    self._jog(job, float(payload[0]), float(payload[1]))  # type: ignore[arg-type]
                 else:
                     self.mover.begin(payload[0])
                     self._carry(job, payload[1:])
@@ -112,6 +121,16 @@ class GantryThread:
             self._events.put(GantryEvent("error", job, activity="homing", error=_one_line(exc)))
             return
         self._events.put(GantryEvent("homed", job))
+
+    def _jog(self, job: int, dx_mm: float, dy_mm: float) -> None:
+        try:
+            x, y = self.mover.jog(dx_mm, dy_mm)
+        except Exception as exc:  # noqa: BLE001 - reported to the controller
+            log.warning("jog failed: %s", exc)
+            self.mover.make_safe()
+            self._events.put(GantryEvent("error", job, activity="jogging", error=_one_line(exc)))
+            return
+        self._events.put(GantryEvent("jogged", job, activity=f"{x:.1f},{y:.1f}"))
 
     def _carry(self, job: int, transfers: list[Transfer]) -> None:
         total = len(transfers)

@@ -76,12 +76,15 @@ class CameraPort(Protocol):
     def read_latest(self) -> CameraReading | None:
         """The newest reading, or None before the first; never blocks."""
 
+    # optional: `snapshot() -> numpy BGR image | None`, the newest frame, for staff mode
+
     def stop(self) -> None: ...
 
 
 @dataclass(frozen=True)
 class GantryEvent:
-    """Progress from the gantry thread: 'step' (a transfer done), 'done', 'error', 'homed'."""
+    """Progress from the gantry thread: 'step' (a transfer done), 'done', 'error', 'homed',
+    'jogged' (a staff jog finished; `activity` is the carriage position "x,y" in mm)."""
 
     kind: str
     job: int
@@ -99,6 +102,8 @@ class GantryPort(Protocol):
         the planner can route around the standing pieces."""
 
     def home(self, job: int) -> None: ...
+
+    # optional: `jog(job, dx_mm, dy_mm)`, staff only, answered by a 'jogged' or 'error' event
 
     def poll(self) -> list[GantryEvent]:
         """Events since the last call; never blocks."""

@@ -69,9 +69,7 @@ class GantryMover:
 
     def home(self) -> None:
         g = self._gantry()
-        g.home()
-        g.driver.send("G21G90G94")
-        g._ready = True          # noqa: SLF001 - homed just now, as Gantry.start() would
+        g.rehome()
         if self.ledger.pending is not None:
             try:
                 g.recover()
@@ -86,6 +84,16 @@ class GantryMover:
         g = self._gantry()
         try:
             g.carry(transfer.src, transfer.dst, transfer.kind, tuple(transfer.offset_mm))
+        except RobotError:
+            if not g.driver.connected:
+                self._drop()
+            raise
+
+    def jog(self, dx_mm: float, dy_mm: float) -> tuple[float, float]:
+        """Staff: move the carriage (magnet off) by dx, dy mm; returns the machine position."""
+        g = self._gantry()
+        try:
+            return g.jog(dx_mm, dy_mm)
         except RobotError:
             if not g.driver.connected:
                 self._drop()
@@ -113,10 +121,9 @@ class GantryMover:
         """A power cut: the port just goes away, nothing more is sent."""
         g, self.gantry = self.gantry, None
         drv = g.driver if g is not None else None
-        if drv is not None and drv._serial is not None:   # noqa: SLF001 - no goodbye lines on a cut
-            drv._closing = True                          # noqa: SLF001
+        if drv is not None:
             try:
-                drv._serial.close()                      # noqa: SLF001
+                drv.drop_connection()                    # no goodbye lines on a cut
             except Exception:   # noqa: BLE001
                 pass
 

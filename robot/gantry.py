@@ -94,6 +94,21 @@ class Gantry:
             self._make_safe()
             raise RobotError(f"homing failed: {exc}") from exc
 
+    def rehome(self) -> None:
+        """Home unconditionally and make the controller ready for steps (mm, absolute).
+
+        WHY: `start()` homes only when the controller is alarm-locked; after a
+        lost connection or an alarm the kiosk homes every time (the position is
+        not trusted any more) and then goes straight on with its steps.
+        """
+        self.home()
+        try:
+            self.driver.send("G21G90G94")
+        except GrblError as exc:
+            self._make_safe()
+            raise RobotError(f"homing failed: {exc}") from exc
+        self._ready = True
+
     def _save(self) -> None:
         if self.ledger_path is not None:
             self.ledger.save(self.ledger_path)

@@ -268,6 +268,14 @@ class GrblDriver:
                 return False
         return False
 
+    def drop_connection(self) -> None:
+        """Simulate or handle a power cut: close the port without the goodbye.
+
+        Unlike `close()` nothing is sent (no magnet-off, no reset): the device
+        is gone or must be treated as gone. Safe to call from another thread.
+        """
+        self._abandon()
+
     def close(self) -> None:
         """Switch the magnet off (final safety) and close the port."""
         if self._serial is None:

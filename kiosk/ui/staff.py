@@ -2,12 +2,12 @@
 
 The PIN is checked against the PBKDF2 hash in the config (kiosk/staffpin.py);
 three wrong PINs lock the keypad for 30 seconds. Jogging, test moves and the
-live camera picture need controller methods beyond the architecture's list;
-they are used when the controller has them (``jog(dx_mm, dy_mm)``,
-``test_move(from_sq, to_sq)``, ``camera_snapshot() -> (frame | None, reading | None)``)
-and their buttons say "not available" otherwise. Without ``camera_snapshot`` the
-camera page still shows the squares read, from the controller's camera port
-(``controller.camera.read_latest()``, which only peeks at the newest reading).
+live camera picture use controller methods beyond the architecture's list
+(``jog(dx_mm, dy_mm)``, ``test_move(from_sq, to_sq)``, ``camera_snapshot() ->
+BGR frame | None``); a controller without them (a test double) gets buttons
+that say "not available". The camera page shows the squares read from the
+controller's camera port (``controller.camera.read_latest()``, which only
+peeks at the newest reading) next to the picture.
 """
 from __future__ import annotations
 
@@ -201,7 +201,9 @@ class StaffScreen(BaseScreen):
         status_h = lay.font_small
         view = ctx.view
         state = view.state if view is not None else "?"
-        draw_text(surface, ctx.t("staff.state", state=state) + ("   " + self.status if self.status else ""),
+        activity = getattr(view, "robot_activity", "") or ""
+        draw_text(surface, ctx.t("staff.state", state=state) + ("   " + activity if activity else "")
+                  + ("   " + self.status if self.status else ""),
                   (content.left, content.bottom), lay.font_small, palette.TEXT_DIM, anchor="bottomleft")
         area = pygame.Rect(content.left, content.top, content.width, content.height - status_h - 2)
         getattr(self, f"page_{self.page}")(surface, ctx, area)
@@ -276,19 +278,22 @@ class StaffScreen(BaseScreen):
         frame, reading = (None, None)
         try:
             if snapshot is not None:
-                frame, reading = snapshot()
-            elif hasattr(getattr(ctx.controller, "camera", None), "read_latest"):
+                frame = snapshot()
+            if hasattr(getattr(ctx.controller, "camera", None), "read_latest"):
                 reading = ctx.controller.camera.read_latest()     # the newest reading; it is not consumed
         except Exception as exc:     # a camera fault must not take staff mode down
             self.status = str(exc)
+        if frame is not None and (getattr(frame, "ndim", 0) != 3 or frame.shape[2] != 3 or frame.size == 0):
+            frame = None                                          # not a BGR picture: say "no picture"
         view = ctx.view
         half = (area.width - lay.gap * 2) // 2
         pic = pygame.Rect(area.left, area.top, half, area.height)
         draw_panel(surface, pic, palette.PANEL, shadow=False)
         if frame is not None:
-            image = pygame.image.frombuffer(frame[:, :, ::-1].tobytes(), (frame.shape[1], frame.shape[0]), "RGB")
+            image = bgr_surface(frame)
             scale = min(pic.width / image.get_width(), pic.height / image.get_height())
-            image = pygame.transform.smoothscale(image, (int(image.get_width() * scale), int(image.get_height() * scale)))
+            size = (max(1, int(image.get_width() * scale)), max(1, int(image.get_height() * scale)))
+            image = pygame.transform.smoothscale(image, size)
             surface.blit(image, image.get_rect(center=pic.center))
         else:
             draw_paragraph(surface, ctx.t("staff.camera_no_picture"), pic.inflate(-20, -20), lay.font_body,
@@ -414,6 +419,12 @@ class StaffScreen(BaseScreen):
         else:
             draw_button(surface, rect, ctx.t("staff.exit"), lay.font_body, palette.DANGER)
             self.buttons.add("exit", rect, lambda: setattr(self, "confirm_exit", True))
+
+
+def bgr_surface(frame: Any) -> pygame.Surface:
+    """A pygame surface from an OpenCV BGR array (height x width x 3, uint8)."""
+    rgb = frame[:, :, ::-1].astype("uint8", copy=False)
+    return pygame.image.frombuffer(rgb.tobytes(), (frame.shape[1], frame.shape[0]), "RGB")
 
 
 def _exit_to_system(ctx: UiContext) -> None:

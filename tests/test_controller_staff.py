@@ -1,0 +1,193 @@
+"""Staff commands beyond the game: jog the carriage, a test move, the camera picture.
+
+The jog runs the real chain below the controller (gantry thread, robot
+adapter, GRBL driver) against the GRBL simulator on a pty, because "the
+carriage moved" is only meaningful there; test moves and refusals use the
+fast fake ports (tests/kiosk_fakes.py) on a manual clock.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from calibration.config import Config
+from engine import Piece, Side, parse_square
+
+from kiosk.controller import GameController
+from kiosk.gantry_thread import GantryThread
+from kiosk.robot_adapter import GantryMover
+from kiosk.simworld import SimWorld
+from robot.simulator import GrblSimulator
+from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry
+
+STEP = 0.1
+MAX_WAIT_S = 60.0        # a bound so a broken chain fails instead of hanging; not a speed check
+
+
+class SnapshotCamera(WorldCamera):
+    """The fake camera plus the newest picture, as kiosk/camera_thread.py keeps it."""
+
+    def __init__(self, world: SimWorld, clock: ManualClock, image: np.ndarray | None) -> None:
+        super().__init__(world, clock)
+        self.image = image
+
+    def snapshot(self) -> np.ndarray | None:
+        return self.image
+
+
+def fake_rig(tmp_path, image: np.ndarray | None = None):
+    config = Config()
+    clock = ManualClock()
+    world = SimWorld(config, clock=clock)
+    world.fill_storage("copenhagen")
+    camera = SnapshotCamera(world, clock, image)
+    gantry = WorldGantry(world)
+    ctrl = GameController(config, camera, gantry, InstantEngine(0), str(tmp_path / "state"),
+                          clock=clock, stable_s=0.3)
+    return ctrl, world, gantry, clock
+
+
+def step(ctrl: GameController, clock: ManualClock, n: int) -> None:
+    for _ in range(n):
+        clock.now += STEP
+        ctrl.poll()
+
+
+def test_test_move_carries_the_piece_and_the_world_follows(tmp_path):
+    ctrl, world, gantry, clock = fake_rig(tmp_path)
+    size = world.size
+    e4, e8 = parse_square("e4", size), parse_square("e8", size)
+    world.set_squares({e4: Piece.ATTACKER})
+    step(ctrl, clock, 30)                 # the hand that placed them has gone
+    ctrl.test_move(e4, e8)
+    assert ctrl.view().robot_activity == "moving e4 to e8"
+    step(ctrl, clock, 5)
+    assert world.square_pieces() == {e8: Piece.ATTACKER}
+    assert [(t.src, t.dst, t.piece, t.kind) for t in gantry.carried] == [(e4, e8, Piece.ATTACKER, "test")]
+    view = ctrl.view()
+    assert view.state == "idle" and view.progress == 1.0 and view.robot_activity == ""
+    assert ctrl.journal.last("staff_test_move") is not None
+
+
+def test_test_move_refuses_an_empty_source_an_occupied_target_and_a_game(tmp_path):
+    ctrl, world, gantry, clock = fake_rig(tmp_path)
+    size = world.size
+    a1, b1, c1 = (parse_square(n, size) for n in ("a1", "b1", "c1"))
+    world.set_squares({a1: Piece.DEFENDER, b1: Piece.ATTACKER})
+    step(ctrl, clock, 30)                 # the hand that placed them has gone
+    with pytest.raises(ValueError, match="no piece on c1"):
+        ctrl.test_move(c1, a1)
+    with pytest.raises(ValueError, match="b1 is not empty"):
+        ctrl.test_move(a1, b1)
+    with pytest.raises(ValueError, match="not on the 11x11 board"):
+        ctrl.test_move(a1, 500)
+    world.set_squares({a1: None, b1: None})
+    ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
+    with pytest.raises(RuntimeError, match="no test move while setup"):
+        ctrl.test_move(a1, c1)
+    assert gantry.carried == [] or all(t.kind != "test" for t in gantry.carried)
+
+
+def test_jog_is_refused_during_a_game_and_while_the_robot_works(tmp_path):
+    ctrl, world, gantry, clock = fake_rig(tmp_path)
+    ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
+    with pytest.raises(RuntimeError, match="no jog while setup"):
+        ctrl.jog(5.0, 0.0)
+    ctrl.end_game()                       # game over, then clearing
+    with pytest.raises(RuntimeError, match="no jog while clearing"):
+        ctrl.jog(5.0, 0.0)
+
+
+def test_jog_without_a_jogging_gantry_says_so(tmp_path):
+    ctrl, *_ = fake_rig(tmp_path)
+    with pytest.raises(RuntimeError, match="cannot jog"):
+        ctrl.jog(1.0, 1.0)                # the fake gantry has no jog
+
+
+def test_camera_snapshot_is_the_cameras_newest_picture(tmp_path):
+    image = np.zeros((480, 640, 3), np.uint8)
+    image[:, :, 2] = 200                  # red in BGR
+    ctrl, *_ = fake_rig(tmp_path, image)
+    shot = ctrl.camera_snapshot()
+    assert shot is not None and shot.shape == (480, 640, 3) and shot.dtype == np.uint8
+    assert tuple(shot[10, 10]) == (0, 0, 200)
+    ctrl.camera.image = None
+    assert ctrl.camera_snapshot() is None
+
+
+def test_camera_snapshot_from_the_camera_thread(tmp_path):
+    """The real camera thread keeps the newest frame's image for the staff page."""
+    from kiosk.camera_thread import CameraThread, Frame
+    from kiosk.ports import CameraReading
+
+    image = np.full((120, 160, 3), (10, 20, 30), np.uint8)
+
+    class Source:
+        def grab(self):
+            time.sleep(0.01)
+            return Frame(time.monotonic(), image)
+
+        def use_board(self, board_name, variant):
+            pass
+
+        def close(self):
+            pass
+
+    class Reader:
+        def read(self, frame, seq):
+            return CameraReading(seq, frame.t, False, "test")
+
+        def use_board(self, board_name, variant):
+            pass
+
+    camera = CameraThread(Source(), Reader(), max_fps=50)
+    try:
+        deadline = time.monotonic() + MAX_WAIT_S
+        while camera.snapshot() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        shot = camera.snapshot()
+        assert shot is not None and shot.shape == (120, 160, 3)
+        assert tuple(shot[0, 0]) == (10, 20, 30)
+    finally:
+        camera.stop()
+
+
+def test_jog_moves_the_simulated_carriage(tmp_path):
+    """Controller -> gantry thread -> GantryMover -> GrblDriver -> GRBL simulator on a pty."""
+    config = Config()
+    clock = ManualClock()
+    world = SimWorld(config, clock=clock)
+    world.fill_storage("copenhagen")
+    sim = GrblSimulator(config, speed_factor=25.0, world=world, layout=world.layout)
+    sim.start()
+    mover = GantryMover(config, port_provider=lambda: sim.port or "", state_dir=str(tmp_path),
+                        board_name=world.board_name)
+    gantry = GantryThread(mover)
+    try:
+        ctrl = GameController(config, WorldCamera(world, clock), gantry, InstantEngine(0),
+                              str(tmp_path / "state"), clock=clock, stable_s=0.3)
+
+        def jog_and_wait(dx: float, dy: float) -> None:
+            ctrl.jog(dx, dy)
+            assert ctrl.view().robot_activity == "jogging"
+            deadline = time.monotonic() + MAX_WAIT_S
+            while time.monotonic() < deadline:
+                ctrl.poll()
+                if ctrl.view().robot_activity.startswith("carriage at"):
+                    return
+                assert ctrl.view().state == "idle", ctrl.view()
+                time.sleep(0.01)
+            pytest.fail(f"jog not finished: {ctrl.view()}")
+
+        jog_and_wait(20.0, 0.0)                    # the first jog homes (power-up alarm) first
+        x0, y0 = sim.machine_position
+        jog_and_wait(-15.0, 5.0)
+        x1, y1 = sim.machine_position
+        assert x1 - x0 == pytest.approx(-15.0, abs=0.01)
+        assert y1 - y0 == pytest.approx(5.0, abs=0.01)
+        assert ctrl.view().robot_activity == f"carriage at {x1:.1f},{y1:.1f} mm"
+    finally:
+        gantry.stop()
+        sim.stop()
