@@ -201,6 +201,8 @@ class GameController:
         self._unsure_count = 0
         self._inferrer = None
         self._journal_board_moves: list[str] = []
+        self.calibration: object | None = None        # CalibrationStatus of the last staff step
+        self._calibration_session = None               # touched on the gantry thread only
         self.resume()
 
     # ------------------------------------------------------------------ view
@@ -331,6 +333,42 @@ class GameController:
         self.progress = 0.0
         self.robot_activity = describe(transfer, size)
         self.gantry.submit(self._job, [transfer], places)
+
+    def calibration_step(self, action: str, dx_mm: float = 0.0, dy_mm: float = 0.0,
+                         path: str | None = None) -> None:
+        """Staff: one step of the gantry calibration (kiosk/calibration_session.py), on the gantry thread.
+
+        `action` is one of home, jog (by dx, dy mm), next (go to the next
+        reference square), record, fit, save (to `path`), reset. The steps
+        block on motion, so they run where the transfers run; the outcome
+        arrives as a 'ran' event and shows in `calibration_status()`. Only
+        without a running game and with the gantry free, like a jog."""
+        from kiosk.calibration_session import ACTIONS, CalibrationSession
+
+        if action not in ACTIONS:
+            raise ValueError(f"unknown calibration step {action!r}; one of {', '.join(ACTIONS)}")
+        self._check_staff_motion("calibration")
+        run = getattr(self.gantry, "run", None)
+        if run is None:
+            raise RuntimeError("this gantry cannot calibrate")
+        board_name, config = self.board_name, self.config
+
+        def step(mover: object) -> object:
+            # runs on the gantry thread, the only place the session is touched
+            session = self._calibration_session
+            if session is None or session.board_name != board_name:
+                session = CalibrationSession(mover, config, board_name)  # type: ignore[arg-type]
+                self._calibration_session = session
+            return session.step(action, dx_mm, dy_mm, path)
+
+        self._job += 1
+        self._journal("staff_calibration", job=self._job, action=action, dx=float(dx_mm), dy=float(dy_mm))
+        self.robot_activity = f"calibration: {action}"
+        run(self._job, f"calibration {action}", step)
+
+    def calibration_status(self) -> "object | None":
+        """Staff: the latest kiosk.calibration_session.CalibrationStatus, or None before any step."""
+        return self.calibration
 
     def camera_snapshot(self) -> "np.ndarray | None":
         """Staff: the newest camera frame (BGR), or None when the camera port keeps no frames."""
@@ -729,6 +767,10 @@ class GameController:
             return
         if event.kind == "jogged":
             self.robot_activity = f"carriage at {event.activity} mm"
+            return
+        if event.kind == "ran":
+            self.calibration = event.result
+            self.robot_activity = ""
             return
         if event.kind == "step" and event.transfer is not None:
             self._book(event.transfer)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from typing import Protocol
+from typing import Callable, Protocol
 
 from kiosk.ports import GantryEvent, Transfer
 
@@ -70,6 +70,11 @@ class GantryThread:
         """Staff: move the carriage by dx, dy mm (magnet off); a 'jogged' event follows."""
         self._commands.put(("jog", job, [float(dx_mm), float(dy_mm)]))  # type: ignore[list-item]
 
+    def run(self, job: int, label: str, call: Callable[[Mover], object]) -> None:
+        """Staff: call ``call(mover)`` on this thread (it may block on motion); a 'ran' event
+        carries its return value, an 'error' event a raised exception (as any motion fault)."""
+        self._commands.put(("run", job, [label, call]))  # type: ignore[list-item]
+
     def use_board(self, board_name: str, variant: str) -> None:
         self._commands.put(("board", 0, [board_name, variant]))  # type: ignore[list-item]
 
@@ -104,6 +109,8 @@ class GantryThread:
                     self.mover.use_board(str(payload[0]), str(payload[1]))
                 elif kind == "home":
                     self._home(job)
+                elif kind == "run":
+                    self._call(job, str(payload[0]), payload[1])  # type: ignore[arg-type]
                 elif kind == "jog":
                     self._jog(job, float(payload[0]), float(payload[1]))  # type: ignore[arg-type]
                 else:
@@ -131,6 +138,16 @@ class GantryThread:
             self._events.put(GantryEvent("error", job, activity="jogging", error=_one_line(exc)))
             return
         self._events.put(GantryEvent("jogged", job, activity=f"{x:.1f},{y:.1f}"))
+
+    def _call(self, job: int, label: str, call: Callable[[Mover], object]) -> None:
+        try:
+            result = call(self.mover)
+        except Exception as exc:  # noqa: BLE001 - reported to the controller
+            log.warning("%s failed: %s", label, exc)
+            self.mover.make_safe()
+            self._events.put(GantryEvent("error", job, activity=label, error=_one_line(exc)))
+            return
+        self._events.put(GantryEvent("ran", job, activity=label, result=result))
 
     def _carry(self, job: int, transfers: list[Transfer]) -> None:
         total = len(transfers)

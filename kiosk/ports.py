@@ -84,7 +84,8 @@ class CameraPort(Protocol):
 @dataclass(frozen=True)
 class GantryEvent:
     """Progress from the gantry thread: 'step' (a transfer done), 'done', 'error', 'homed',
-    'jogged' (a staff jog finished; `activity` is the carriage position "x,y" in mm)."""
+    'jogged' (a staff jog finished; `activity` is the carriage position "x,y" in mm),
+    'ran' (a staff call such as a calibration step finished; `result` is what it returned)."""
 
     kind: str
     job: int
@@ -93,6 +94,7 @@ class GantryEvent:
     activity: str = ""
     error: str | None = None
     transfer: Transfer | None = None
+    result: object = None
 
 
 class GantryPort(Protocol):

@@ -99,6 +99,11 @@ class GantryMover:
                 self._drop()
             raise
 
+    def position(self) -> tuple[float, float]:
+        """Staff (calibration): the carriage's machine position in mm, as the controller reports it."""
+        x, y = self._gantry().driver.position()
+        return (float(x), float(y))
+
     def make_safe(self) -> None:
         if self.gantry is None:
             return

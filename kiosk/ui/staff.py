@@ -1,4 +1,4 @@
-"""Staff mode, behind a PIN: robot (home, jog, set up, clear, test move), camera, logs, levels, exit.
+"""Staff mode, behind a PIN: robot (home, jog, set up, clear, test move), camera, calibration, logs, levels, exit.
 
 The PIN is checked against the PBKDF2 hash in the config (kiosk/staffpin.py);
 three wrong PINs lock the keypad for 30 seconds. Jogging, test moves and the
@@ -24,6 +24,7 @@ from kiosk.ui import palette
 from kiosk.ui.board_view import BoardGeometry, draw_board, draw_pieces
 from kiosk.ui.context import BaseScreen, UiContext
 from kiosk.ui.fonts import font
+from kiosk.ui.staff_calibration import CalibrationPage
 from kiosk.ui.widgets import draw_button, draw_panel, draw_paragraph, draw_text, icon_arrow, icon_home
 
 LOCK_AFTER = 3
@@ -130,7 +131,7 @@ class StaffScreen(BaseScreen):
     """Staff menu with pages; a page is a method ``page_<name>`` drawing into the content area."""
 
     name = "staff"
-    PAGES = ("robot", "camera", "logs", "levels", "system")
+    PAGES = ("robot", "camera", "calibrate", "logs", "levels", "system")
 
     def __init__(self) -> None:
         super().__init__()
@@ -141,6 +142,7 @@ class StaffScreen(BaseScreen):
         self.log_offset = 0
         self.confirm_exit = False
         self.geom: BoardGeometry | None = None
+        self.calibration = CalibrationPage()
 
     def enter(self, ctx: UiContext, **kwargs: Any) -> None:
         super().enter(ctx)
@@ -312,6 +314,10 @@ class StaffScreen(BaseScreen):
         geom = BoardGeometry(geom_rect, size)
         draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb)
         draw_pieces(surface, geom, squares, ctx.schemes()[0])
+
+    def page_calibrate(self, surface: pygame.Surface, ctx: UiContext, area: pygame.Rect) -> None:
+        """Board check, guided gantry calibration and the self-test (kiosk/ui/staff_calibration.py)."""
+        self.calibration.draw(surface, ctx, area, self.buttons)
 
     def log_lines(self, ctx: UiContext) -> list[str]:
         """The newest lines of the kiosk's journal and log files in the state directory."""
