@@ -144,7 +144,7 @@ def cmd_bench(args) -> int:
     from vision.bench import report, report_games, run, run_games
     conditions = tuple(args.condition or ["museum"])
     config = _config(args.config)
-    res = run(args.frames, conditions, config)
+    res = run(args.frames, conditions, config, one_core=not args.all_threads)
     print(report(res, conditions, args.frames), flush=True)
     if args.plies:
         for condition in conditions:
@@ -178,6 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--frames", type=int, default=60)
     p.add_argument("--plies", type=int, default=40, help="also replay this many plies of real games (0: none)")
     p.add_argument("--condition", action="append", choices=CONDITIONS)
+    p.add_argument("--all-threads", action="store_true",
+                   help="let OpenCV use every core (default: one thread, the kiosk's budget)")
     p.add_argument("--config")
     p.set_defaults(func=cmd_bench)
     return ap
