@@ -10,6 +10,7 @@ process) is tested in tests/test_simulation_*.py.
 from __future__ import annotations
 
 import random
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from engine import Board, Piece
@@ -132,3 +133,35 @@ class InstantEngine:
 
 def pieces_letters(squares: dict[int, Piece]) -> dict[int, str]:
     return {sq: p.value for sq, p in squares.items()}
+
+
+@contextmanager
+def real_gantry_chain(tmp_path, speed_factor: float = 25.0):
+    """A controller on the real chain below it, for staff commands.
+
+    Controller -> gantry thread -> GantryMover -> GrblDriver -> GRBL simulator
+    on a pty; the camera is the fast WorldCamera on a manual clock. Yields
+    (controller, simulator); both threads are stopped afterwards.
+    """
+    from calibration.config import Config
+    from kiosk.controller import GameController
+    from kiosk.gantry_thread import GantryThread
+    from kiosk.robot_adapter import GantryMover
+    from robot.simulator import GrblSimulator
+
+    config = Config()
+    clock = ManualClock()
+    world = SimWorld(config, clock=clock)
+    world.fill_storage("copenhagen")
+    sim = GrblSimulator(config, speed_factor=speed_factor, world=world, layout=world.layout)
+    sim.start()
+    mover = GantryMover(config, port_provider=lambda: sim.port or "", state_dir=str(tmp_path),
+                        board_name=world.board_name)
+    gantry = GantryThread(mover)
+    try:
+        ctrl = GameController(config, WorldCamera(world, clock), gantry, InstantEngine(0),
+                              str(tmp_path / "state"), clock=clock, stable_s=0.3)
+        yield ctrl, sim
+    finally:
+        gantry.stop()
+        sim.stop()

@@ -16,11 +16,9 @@ from engine import Side
 
 from kiosk.calibration_session import CalibrationStatus
 from kiosk.controller import GameController
-from kiosk.gantry_thread import GantryThread
 from kiosk.robot_adapter import GantryMover
 from kiosk.simworld import SimWorld
-from robot.simulator import GrblSimulator
-from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry
+from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry, real_gantry_chain
 
 MAX_WAIT_S = 60.0        # a bound so a broken chain fails instead of hanging; not a speed check
 OFFSET_MM = (2.0, -1.5)  # where the board "really" is, relative to the configured origin
@@ -43,17 +41,7 @@ def wait_step(ctrl: GameController, action: str, **kwargs) -> CalibrationStatus:
 
 def test_guided_gantry_calibration_recovers_a_known_offset(tmp_path):
     config = Config()
-    clock = ManualClock()
-    world = SimWorld(config, clock=clock)
-    world.fill_storage("copenhagen")
-    sim = GrblSimulator(config, speed_factor=40.0, world=world, layout=world.layout)
-    sim.start()
-    mover = GantryMover(config, port_provider=lambda: sim.port or "", state_dir=str(tmp_path),
-                        board_name=world.board_name)
-    gantry = GantryThread(mover)
-    try:
-        ctrl = GameController(config, WorldCamera(world, clock), gantry, InstantEngine(0),
-                              str(tmp_path / "state"), clock=clock, stable_s=0.3)
+    with real_gantry_chain(tmp_path, speed_factor=40.0) as (ctrl, sim):
         refused = wait_step(ctrl, "record")
         assert refused.error and not refused.recorded
         status = wait_step(ctrl, "home")
@@ -82,9 +70,6 @@ def test_guided_gantry_calibration_recovers_a_known_offset(tmp_path):
         reloaded = load_config(str(path))
         assert reloaded.gantry.board_origin_mm[0] == pytest.approx(origin[0] + OFFSET_MM[0], abs=0.05)
         assert ctrl.journal.last("staff_calibration") is not None
-    finally:
-        gantry.stop()
-        sim.stop()
 
 
 def test_calibration_is_refused_during_a_game_and_without_a_capable_gantry(tmp_path):

@@ -16,11 +16,9 @@ from calibration.config import Config
 from engine import Piece, Side, parse_square
 
 from kiosk.controller import GameController
-from kiosk.gantry_thread import GantryThread
 from kiosk.robot_adapter import GantryMover
 from kiosk.simworld import SimWorld
-from robot.simulator import GrblSimulator
-from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry
+from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry, real_gantry_chain
 
 STEP = 0.1
 MAX_WAIT_S = 60.0        # a bound so a broken chain fails instead of hanging; not a speed check
@@ -156,18 +154,7 @@ def test_camera_snapshot_from_the_camera_thread(tmp_path):
 
 def test_jog_moves_the_simulated_carriage(tmp_path):
     """Controller -> gantry thread -> GantryMover -> GrblDriver -> GRBL simulator on a pty."""
-    config = Config()
-    clock = ManualClock()
-    world = SimWorld(config, clock=clock)
-    world.fill_storage("copenhagen")
-    sim = GrblSimulator(config, speed_factor=25.0, world=world, layout=world.layout)
-    sim.start()
-    mover = GantryMover(config, port_provider=lambda: sim.port or "", state_dir=str(tmp_path),
-                        board_name=world.board_name)
-    gantry = GantryThread(mover)
-    try:
-        ctrl = GameController(config, WorldCamera(world, clock), gantry, InstantEngine(0),
-                              str(tmp_path / "state"), clock=clock, stable_s=0.3)
+    with real_gantry_chain(tmp_path) as (ctrl, sim):
 
         def jog_and_wait(dx: float, dy: float) -> None:
             ctrl.jog(dx, dy)
@@ -188,6 +175,3 @@ def test_jog_moves_the_simulated_carriage(tmp_path):
         assert x1 - x0 == pytest.approx(-15.0, abs=0.01)
         assert y1 - y0 == pytest.approx(5.0, abs=0.01)
         assert ctrl.view().robot_activity == f"carriage at {x1:.1f},{y1:.1f} mm"
-    finally:
-        gantry.stop()
-        sim.stop()
