@@ -73,5 +73,14 @@ class FaultPlan:
             self._cuts_this_game += 1
         return True
 
+    def refund(self, kind: str) -> None:
+        """A drawn fault whose moment passed (the robot had already stopped) did not
+        happen: take it off the count, so the summary counts only faults that struck
+        and a power cut still gets its chance later in the game."""
+        if self.counts.get(kind, 0) > 0:
+            self.counts[kind] -= 1
+        if kind == "power-cut" and self._cuts_this_game > 0:
+            self._cuts_this_game -= 1
+
     def summary(self) -> str:
         return ", ".join(f"{k} {self.counts.get(k, 0)}" for k in self.kinds) or "none"

@@ -89,7 +89,8 @@ class Autoplay:
                 keep.append((when, name, action))
                 continue
             if name in ("power-cut", "serial-unplug") and state != "robot_moving":
-                continue        # the robot already finished: this chance is gone
+                self.faults.refund(name)    # the robot already finished: this one did not strike
+                continue
             action()
             done.append(name)
         self._pending = keep

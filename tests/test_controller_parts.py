@@ -133,3 +133,16 @@ def test_cli_refuses_bad_arguments_in_one_line(argv, text, capsys):
     assert cli_main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert text in err and len(err.splitlines()) == 1
+
+
+def test_a_power_cut_whose_moment_passed_is_refunded_and_may_strike_later():
+    import random
+
+    from kiosk.faults import FaultPlan
+
+    plan = FaultPlan(kinds=("power-cut",), rng=random.Random(0), rates={"power-cut": 1.0})
+    assert plan.strikes("power-cut")
+    assert not plan.strikes("power-cut")          # one per game
+    plan.refund("power-cut")                      # the robot had stopped: it never happened
+    assert plan.summary() == "power-cut 0"
+    assert plan.strikes("power-cut") and plan.summary() == "power-cut 1"
