@@ -76,6 +76,8 @@ class Autoplay:
         self.visitor = SimVisitor(self.rig.world, random.Random(options.seed * 31 + 7), options.visitor)
         self.results: list[GameResult] = []
         self._pending: list[tuple[float, str, Callable[[], None]]] = []
+        #: a power cut drawn for this robot move, waiting for a piece on the magnet
+        self._cut_armed = False
 
     # -- faults at the right moments ------------------------------------------
     def _at(self, delay: float, name: str, action: Callable[[], None]) -> None:
@@ -108,8 +110,10 @@ class Autoplay:
         if new == "robot_moving":
             if f.strikes("serial-unplug"):
                 self._at(self.rng.uniform(0.05, 0.6), "serial-unplug", self._unplug_serial)
-            if f.strikes("power-cut"):
-                self._at(self.rng.uniform(0.05, 0.8), "power-cut", self._power_cut)
+            # WHY armed, not timed: the cut that hurts most falls while a piece
+            # hangs on the magnet, and at the simulation's speed a fixed delay
+            # mostly fell after the robot had finished (see _strike_armed_cut).
+            self._cut_armed = f.strikes("power-cut")
         if new in ("visitor_turn", "thinking"):
             if f.strikes("hand"):
                 x, y = (self.rng.uniform(0, world.layout.width) for _ in range(2))
@@ -118,6 +122,18 @@ class Autoplay:
             if f.strikes("camera-dropout"):
                 self._at(self.rng.uniform(0.0, 1.0), "camera-dropout",
                          lambda: self.rig.source.unplug(self.rng.uniform(2.0, 4.0)))
+
+    def _strike_armed_cut(self, state: str) -> None:
+        """Fire an armed power cut a moment after the magnet picks a piece up; refund
+        it when the robot's move ended without one."""
+        if not self._cut_armed:
+            return
+        if state != "robot_moving":
+            self._cut_armed = False
+            self.faults.refund("power-cut")
+        elif self.rig.world.table.holding is not None:
+            self._cut_armed = False
+            self._at(self.rng.uniform(0.0, 0.05), "power-cut", self._power_cut)
 
     def _unplug_serial(self) -> None:
         self.rig.sim.disconnect()
@@ -133,6 +149,7 @@ class Autoplay:
         variant = self.options.variants[(number - 1) % len(self.options.variants)]
         side = Side.ATTACKERS if number % 2 == 1 else Side.DEFENDERS
         self.faults.new_game()
+        self._cut_armed = False
         start = time.monotonic()
         result = GameResult(number, variant, side, False, False, "unfinished", 0, 0.0)
         ctrl = self.rig.controller
@@ -155,6 +172,7 @@ class Autoplay:
                     result.notes.append(f"desync at ply {view.ply}")
                 self._on_state(last_state, view.state, view)
                 last_state = view.state
+            self._strike_armed_cut(view.state)
             if view.ply > last_ply:
                 now = time.monotonic()
                 result.ply_times.append((now - last_ply_t) / (view.ply - last_ply))
