@@ -2,7 +2,7 @@
 
     tafl-vision read IMAGE [--board board-11|board-9] [--config FILE]
     tafl-vision render --board B --position OTN --out FILE [--seed N] [--condition clean|museum|hard] [--hand]
-    tafl-vision watch [--camera 0] [--board B] [--config FILE]
+    tafl-vision watch [--camera 0] [--board B] [--config FILE] [--frames N] [--snapshot PNG] [--no-window]
     tafl-vision bench [--frames N] [--condition museum ...]
 
 `read` prints the OTN position record on its last line, or why the board
@@ -75,29 +75,24 @@ def cmd_render(args) -> int:
     return 0
 
 
-def _has_window() -> bool:
-    try:
-        cv2.namedWindow("tafl-vision")
-        return True
-    except cv2.error:
-        return False
-
-
 def cmd_watch(args) -> int:
+    """Staff's live view: a pygame window when there is a screen (vision/watch_view.py),
+    and always a text line whenever the reading changes (for logs and SSH sessions)."""
     from vision.localise import NotReadable
     from vision.reader import BoardReader
     from vision.sources import CameraSource, open_source
     from vision.stability import StabilityTracker
+    from vision.watch_view import WatchFrame, WatchWindow
     config = _config(args.config)
     reader = BoardReader(config, args.board or config.board)
     spec = args.camera if args.camera is not None else config.camera.device
     source = (CameraSource(spec, config.camera.width, config.camera.height, config.camera.fps)
               if spec.isdigit() or spec.startswith("/dev/") else open_source(spec))
     tracker = StabilityTracker(config.camera.stable_s)
-    window = _has_window()
-    if not window:
-        print("no display available (OpenCV without GUI support): printing readings as text")
-    last = ""
+    view = WatchWindow(reader.size, reader.size * reader.geometry.pitch) if not args.no_window else None
+    if view is not None and not view.open:
+        print(f"no window ({view.error}): printing readings as text")
+    last, position, shown, started = "", "", 0, time.monotonic()
 
     def say(text: str) -> None:
         nonlocal last
@@ -106,7 +101,7 @@ def cmd_watch(args) -> int:
             last = text
 
     try:
-        while True:
+        while args.frames is None or shown < args.frames:
             item = source.read()
             if item is None:
                 if getattr(source, "finite", False):
@@ -115,28 +110,30 @@ def cmd_watch(args) -> int:
                 time.sleep(0.2)
                 continue
             frame, t = item
+            reading = None
             try:
                 reading = reader.read(frame)
                 status = tracker.update(t, reading)
             except NotReadable as exc:
                 status = tracker.unreadable(t, str(exc))
             if status.event is not None:
-                say(status.event.reading.position)
+                position = status.event.reading.position
+                say(position)
             elif status.state in ("unreadable", "moving"):
                 say(status.reason or status.state)
-            if window:
-                shown = frame.copy()
-                cv2.putText(shown, (last or status.state)[:80], (10, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8,
-                            (0, 0, 255), 2)
-                cv2.imshow("tafl-vision", shown)
-                if cv2.waitKey(1) & 0xFF in (27, ord("q")):
+            shown += 1
+            if view is not None:
+                fps = shown / max(1e-6, time.monotonic() - started)
+                if not view.show(WatchFrame(frame, reading, status.state, status.reason, position, fps)):
                     break
     except KeyboardInterrupt:
         pass
     finally:
         source.close()
-        if window:
-            cv2.destroyAllWindows()
+        if view is not None:
+            if args.snapshot and not view.save(args.snapshot):
+                print("no frame to save", file=sys.stderr)
+            view.close()
     return 0
 
 
@@ -169,10 +166,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hand", action="store_true", help="an arm reaches over the board")
     p.add_argument("--config")
     p.set_defaults(func=cmd_render)
-    p = sub.add_parser("watch", help="show the live reading (text when there is no display)")
+    p = sub.add_parser("watch", help="show the live reading in a window (and as text lines)")
     p.add_argument("--camera", help="camera index or device path, or a video file / image folder")
     p.add_argument("--board")
     p.add_argument("--config")
+    p.add_argument("--frames", type=int, help="stop after this many frames (default: until q, Esc or Ctrl-C)")
+    p.add_argument("--snapshot", metavar="PNG", help="save the last view as a picture on the way out")
+    p.add_argument("--no-window", action="store_true", help="text lines only")
     p.set_defaults(func=cmd_watch)
     p = sub.add_parser("bench", help="accuracy and speed on rendered, labelled frames")
     p.add_argument("--frames", type=int, default=60)
