@@ -131,6 +131,8 @@ def _default_levels() -> dict[str, LevelConfig]:
 class EngineConfig:
     levels: dict[str, LevelConfig] = field(default_factory=_default_levels)
     default_level: str = "medium"
+    ponder: bool = True                 # think on the visitor's time (levels deeper than 2 plies)
+    ponder_max_s: float = 60.0          # and stop after this long if the visitor walked away
 
 
 @dataclass

@@ -254,6 +254,7 @@ RANGES: dict[str, tuple[Check, ...]] = {
     "CameraConfig.fps": (_range(1, 1000),),
     "CameraConfig.distance_mm": (_range(50, 5000),),
     "CameraConfig.stable_s": (_range(0, 30),),
+    "EngineConfig.ponder_max_s": (_range(0, 3600, lo_open=True),),
     "CameraConfig.camera_matrix": (_camera_matrix,),
     "CameraConfig.distortion": (_distortion,),
     "CameraConfig.calibration_size": (_calibration_size,),

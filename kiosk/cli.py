@@ -176,7 +176,8 @@ def _hardware(args, config, size, fullscreen) -> int:
     Path(state_dir).mkdir(parents=True, exist_ok=True)
     camera = CameraThread(UvcFrameSource(config), VisionFrameReader(config), max_fps=config.camera.fps)
     gantry = GantryThread(GantryMover(config, state_dir=state_dir))
-    engine = EngineWorker(config.engine.levels)
+    engine = EngineWorker(config.engine.levels, pondering=config.engine.ponder,
+                          ponder_max_s=config.engine.ponder_max_s)
     controller = GameController(config, camera, gantry, engine, state_dir, on_poll=notifier.tick,
                                 on_state=lambda s: notifier.status(f"kiosk: {s}"))
     if fullscreen:

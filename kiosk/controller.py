@@ -475,6 +475,7 @@ class GameController:
             self._finish(self.board.outcome())
         elif self.board.turn == self.visitor_side:
             self._set_state(State.VISITOR_TURN)
+            self._ponder()
         else:
             self._think()
 
@@ -608,6 +609,13 @@ class GameController:
         self._set_state(State.THINKING)
         self._request += 1
         self.engine.request(self._request, self.variant, self.options, self._moves_otn(), self.level)
+
+    def _ponder(self) -> None:
+        """Let the engine think on the visitor's time (kiosk/engine_worker.py); an engine
+        port without pondering simply waits."""
+        ponder = getattr(self.engine, "ponder", None)
+        if ponder is not None:
+            ponder(self.variant, self.options, self._moves_otn(), self.level)
 
     def _moves_otn(self) -> list[str]:
         return [m.otn(self.board.size) for m in self.board.move_stack]
@@ -941,6 +949,8 @@ class GameController:
             self.state = State.THINKING
             self._think_resumed()
         self._journal("state", state=self.state.value, resumed=True)
+        if self.state == State.VISITOR_TURN:
+            self._ponder()
         if self.state in (State.VERIFY, State.SETUP, State.CLEARING):
             self.message, self.message_args = "resume.checking", {}
 

@@ -8,26 +8,100 @@ multiprocessing queue, and `poll()` never blocks.
 
 A new request supersedes an older one: the controller only accepts the reply
 whose id it asked for last, so a cancelled search's late answer is ignored.
+
+Pondering: the visitor takes tens of seconds over a move, and the search
+process would idle meanwhile. `ponder()` asks it to guess the visitor's move
+and search the robot's answer to it until the next request arrives; the
+transposition table it fills is kept (one per variant and options), so when
+the guess was right the robot's own search starts with its root already
+searched deep: a deeper search in the same thinking time
+(bench/ponder_bench.py measures it). A request interrupts the ponder at once:
+every message bumps a shared generation counter, and the ponder's clock reads
+"time is up" as soon as the counter has moved.
 """
 from __future__ import annotations
 
+import math
 import multiprocessing as mp
 import os
 import queue
-from dataclasses import asdict, is_dataclass
-from typing import Any
+import time
+from dataclasses import asdict, dataclass, is_dataclass, replace
+from typing import Any, Callable
+
+
+#: a ponder stops after this long even if nobody asks (the visitor walked away);
+#: it also bounds the table it fills (about 20k entries a second in pure Python)
+PONDER_MAX_S = 60.0
+#: levels searching no deeper than this gain nothing from pondering
+PONDER_MIN_DEPTH = 3
+#: how deep the ponder looks to guess the visitor's move before it searches the answer
+PREDICT_DEPTH = 3
+
+
+def _level(level: dict[str, Any]):
+    from engine.levels import level_from_mapping
+
+    return level_from_mapping(str(level.get("name", "custom")), level)
 
 
 def search_move(variant: str, options: dict[str, str], moves: list[str], level: dict[str, Any],
-                seed: int) -> str:
-    """The engine's reply in OTN for the game `moves` (from the start) at `level` (a dict)."""
-    from engine.search import best_move_text      # the search engineer's entry point for other processes
+                seed: int, tt: dict | None = None) -> str:
+    """The engine's reply in OTN for the game `moves` (from the start) at `level` (a dict).
 
-    return best_move_text(variant, options, moves=moves, level=level, seed=seed)
+    `tt` is the transposition table kept from earlier searches of this game
+    (and from pondering); None searches from scratch."""
+    from engine.search import build_board, search_board
+
+    board = build_board(variant, options, moves=moves)
+    result = search_board(board, _level(level), seed=seed, tt=tt)
+    if result.move is None:
+        raise ValueError("the game is over: there is no move to make")
+    return result.move_text
 
 
-def _worker(requests: "mp.Queue[Any]", replies: "mp.Queue[Any]") -> None:
+@dataclass(frozen=True)
+class Pondered:
+    """What a ponder did (the kiosk ignores it; the tests and bench/ponder_bench.py read it)."""
+
+    expected: str          # the visitor's move the ponder expected, OTN
+    reply: str             # the robot's best answer to it so far ("" if the ponder ended first)
+    depth: int             # the deepest finished iteration of that answer
+
+
+def ponder(variant: str, options: dict[str, str], moves: list[str], level: dict[str, Any], seed: int,
+           tt: dict, interrupted: Callable[[], bool], max_s: float = PONDER_MAX_S) -> Pondered | None:
+    """Think on the visitor's time, into `tt`, until `interrupted()` (None: not worth it here).
+
+    First a short search guesses the visitor's move (PREDICT_DEPTH plies);
+    then the robot's answer to that move is searched for as long as the
+    visitor thinks. When the visitor plays the expected move, the robot's own
+    search starts with its root already searched deep in the table; when not,
+    the table still holds the shallow search of every visitor move."""
+    from engine.search import build_board, search_board
+
+    lvl = _level(level)
+    board = build_board(variant, options, moves=moves)
+    if board.is_game_over() or lvl.max_depth < PONDER_MIN_DEPTH:
+        return None
+
+    def clock() -> float:
+        return math.inf if interrupted() else time.perf_counter()
+
+    guess = search_board(board, replace(lvl, max_depth=min(lvl.max_depth, PREDICT_DEPTH), noise=0.0),
+                         seed=seed, time_s=max_s, tt=tt, clock=clock)
+    if guess.move is None or interrupted():
+        return None
+    board.push(guess.move)
+    if board.is_game_over():
+        return Pondered(guess.move_text, "", 0)
+    answer = search_board(board, lvl, seed=seed, time_s=max_s, tt=tt, clock=clock)
+    return Pondered(guess.move_text, answer.move_text, answer.depth)
+
+
+def _worker(requests: "mp.Queue[Any]", replies: "mp.Queue[Any]", generation: Any) -> None:
     parent = os.getppid()
+    tables: dict[tuple, dict] = {}        # (variant, options) -> transposition table
     while True:
         try:
             item = requests.get(timeout=1.0)
@@ -37,9 +111,18 @@ def _worker(requests: "mp.Queue[Any]", replies: "mp.Queue[Any]") -> None:
             continue
         if item is None:
             return
-        request_id, variant, options, moves, level, seed = item
+        kind, gen, body = item
+        variant, options = (body[0], body[1]) if kind == "ponder" else (body[1], body[2])
+        tt = tables.setdefault((variant, tuple(sorted(options.items()))), {})
+        if kind == "ponder":
+            try:
+                ponder(*body[:5], tt=tt, interrupted=lambda: generation.value != gen, max_s=body[5])
+            except Exception:   # noqa: BLE001 - a failed ponder costs nothing but its time
+                tt.clear()
+            continue
+        request_id = body[0]
         try:
-            replies.put((request_id, search_move(variant, options, moves, level, seed), None))
+            replies.put((request_id, search_move(*body[1:], tt=tt), None))
         except Exception as exc:  # noqa: BLE001 - reported to the controller, which decides
             replies.put((request_id, None, f"{type(exc).__name__}: {exc}"))
 
@@ -48,7 +131,7 @@ class EngineWorker:
     """EnginePort on a spawned process. Start it once; `request()` and `poll()` never block."""
 
     def __init__(self, levels: dict[str, Any], *, seed: int = 0, start_method: str = "spawn",
-                 time_scale: float = 1.0) -> None:
+                 time_scale: float = 1.0, pondering: bool = True, ponder_max_s: float = PONDER_MAX_S) -> None:
         self.levels = {name: (asdict(cfg) if is_dataclass(cfg) else dict(cfg)) for name, cfg in levels.items()}
         for name, cfg in self.levels.items():
             cfg["name"] = name
@@ -57,7 +140,9 @@ class EngineWorker:
         ctx = mp.get_context(start_method)
         self._requests: "mp.Queue[Any]" = ctx.Queue()
         self._replies: "mp.Queue[Any]" = ctx.Queue()
-        self._process = ctx.Process(target=_worker, args=(self._requests, self._replies),
+        self.pondering, self.ponder_max_s = pondering, ponder_max_s
+        self._generation = ctx.Value("Q", 0)      # bumped by every message: stops a ponder
+        self._process = ctx.Process(target=_worker, args=(self._requests, self._replies, self._generation),
                                     name="tafl-engine", daemon=True)
         self._process.start()
         self._latest = 0
@@ -73,9 +158,27 @@ class EngineWorker:
         if level not in self.levels:
             raise ValueError(f"unknown level {level!r}; known: {', '.join(self.levels)}")
         self._latest = request_id
+        self._send("move", (request_id, variant, dict(options), list(moves_otn), self.levels[level],
+                            self._next_seed()))
+
+    def ponder(self, variant: str, options: dict[str, str], moves_otn: list[str], level: str) -> None:
+        """Think on the visitor's time about the position after `moves_otn` (the visitor to move).
+
+        Nothing comes back: the next `request()` stops it and profits from it."""
+        if not self.pondering or level not in self.levels:
+            return
+        self._send("ponder", (variant, dict(options), list(moves_otn), self.levels[level], self._next_seed(),
+                              self.ponder_max_s))
+
+    def _next_seed(self) -> int:
         self._count += 1
-        self._requests.put((request_id, variant, dict(options), list(moves_otn), self.levels[level],
-                            self.seed * 100003 + self._count))
+        return self.seed * 100003 + self._count
+
+    def _send(self, kind: str, body: tuple) -> None:
+        with self._generation.get_lock():
+            self._generation.value += 1
+            gen = self._generation.value
+        self._requests.put((kind, gen, body))
 
     def poll(self) -> tuple[int, str] | None:
         while True:
@@ -92,10 +195,14 @@ class EngineWorker:
 
     def cancel(self) -> None:
         self._latest = -1
+        with self._generation.get_lock():      # and stop a ponder: the game it served has ended
+            self._generation.value += 1
 
     def stop(self) -> None:
         if self._process.is_alive():
             try:
+                with self._generation.get_lock():
+                    self._generation.value += 1
                 self._requests.put(None)
             except (OSError, ValueError):
                 pass

@@ -81,7 +81,8 @@ def node_main(config: Config, state_dir: str, port: str, camera_conn: Connection
                             render_hands=False, busy=lambda: gantry is not None and gantry.busy)
     camera = CameraThread(source, VisionFrameReader(config))
     gantry = GantryThread(GantryMover(config, port_provider=lambda: port, state_dir=state_dir))
-    engine = EngineWorker(config.engine.levels, seed=seed, time_scale=engine_time_scale)
+    engine = EngineWorker(config.engine.levels, seed=seed, time_scale=engine_time_scale,
+                          pondering=config.engine.ponder, ponder_max_s=config.engine.ponder_max_s)
     ctrl = GameController(config, camera, gantry, engine, state_dir, stable_s=stable_s)
     if start is not None:
         ctrl.start_game(*start)

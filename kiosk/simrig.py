@@ -89,7 +89,8 @@ class SimRig:
                                  board_name=self.world.board_name)
         self.gantry = GantryThread(self.mover)
         self.engine = EngineWorker(cfg.engine.levels, seed=self.settings.seed,
-                                   time_scale=self.settings.engine_time_scale)
+                                   time_scale=self.settings.engine_time_scale, pondering=cfg.engine.ponder,
+                                   ponder_max_s=cfg.engine.ponder_max_s)
         self.controller = GameController(cfg, self.camera, self.gantry, self.engine, self.state_dir,
                                          stable_s=self.settings.stable_s, **self.controller_kwargs)
 
