@@ -123,7 +123,7 @@ def run_games(plies: int, condition: str, config: Config | None = None, seed0: i
     from pathlib import Path
 
     from engine import Board
-    from vision.inference import MoveInferrer, Verdict
+    from vision.inference import MoveInferrer
     from vision.renderer import render_frame
 
     config = config or Config()
@@ -154,24 +154,43 @@ def run_games(plies: int, condition: str, config: Config | None = None, seed0: i
             after.push(move)
             frame = render_frame(pieces(after), "board-11", seed=seed + ply, condition=condition, config=config,
                                  camera=camera)
-            res.plies += 1
-            try:
-                reading = reader.read(frame.image)
-            except NotReadable as exc:
-                res.held[str(exc)] = res.held.get(str(exc), 0) + 1
-                board.push(move)
-                continue
-            inf = inferrer.infer(board, reading.probabilities)
-            if inf.verdict is Verdict.MOVE:
-                if inf.move == move:
-                    res.right += 1
-                    reader.learn(reading, after.position_otn())
-                else:
-                    res.wrong += 1
-            else:
-                res.held[inf.verdict.value] = res.held.get(inf.verdict.value, 0) + 1
-            board.push(move)
+            score_ply(reader, inferrer, board, move, after, frame.image, res)
     return res
+
+
+def score_ply(reader: BoardReader, inferrer, board, move, after, image: np.ndarray, res,
+              learn: bool = True):
+    """One ply of a replayed game, counted into `res` (its plies, right, wrong, held).
+
+    `image` shows the board `after` the recorded `move`; the move is inferred
+    from it against `board` (before the move). A right move teaches the
+    reader the confirmed position (when `learn`), as in the kiosk. The board
+    is then advanced by the recorded move whatever was inferred, as the kiosk
+    would after asking the visitor. Returns the inference when a WRONG move
+    was accepted (for a report), else None."""
+    from vision.inference import Verdict
+
+    res.plies += 1
+    try:
+        reading = reader.read(image)
+    except NotReadable as exc:
+        res.held[str(exc)] = res.held.get(str(exc), 0) + 1
+        board.push(move)
+        return None
+    inf = inferrer.infer(board, reading.probabilities)
+    wrong = None
+    if inf.verdict is Verdict.MOVE:
+        if inf.move == move:
+            res.right += 1
+            if learn:
+                reader.learn(reading, after.position_otn())
+        else:
+            res.wrong += 1
+            wrong = inf
+    else:
+        res.held[inf.verdict.value] = res.held.get(inf.verdict.value, 0) + 1
+    board.push(move)
+    return wrong
 
 
 def report_games(res: GameBenchResult, condition: str) -> str:

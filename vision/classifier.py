@@ -14,6 +14,13 @@ a game every confirmed position is a labelled sample of this very board in
 this light: `learn()` folds it in, with a pseudo-count that keeps the
 built-in model as a prior and a slow forgetting so the model follows the
 daylight.
+
+Cold, on one frame of a board the model has never seen, the frame itself is
+the reference: the class means move to where this frame's sure squares of
+each class sit (`frame_means`), and the king is found as the one light piece
+clearly yellower on top than the others (`_king_by_crown`). Squares unlike
+every class, or in near-clipped glare, get flatter probabilities, so the
+move inference holds back rather than trusting a guess.
 """
 from __future__ import annotations
 
@@ -30,6 +37,23 @@ MODEL_PATH = Path(__file__).with_name("square_model.json")
 CLASSES = tuple(SquareClass)
 EMPTY_MARKED = len(CLASSES)          # index of the fifth model
 MODEL_NAMES = [c.name.lower() for c in CLASSES] + ["empty_marked"]
+
+# Mahalanobis distance (squared) beyond which a square is "unlike every class":
+# the chi-square 99.9% point for 9 features is 27.9.
+OUTLIER_DISTANCE = 28.0
+# Per-frame adaptation of the class means (SquareClassifier.frame_means).
+ADAPT_ROUNDS = 2
+ADAPT_SURE = 0.9                    # posterior a square needs to speak for its class
+ADAPT_PSEUDO_COUNT = 3.0            # sure squares worth as much as the model's mean
+# The king among the light pieces (SquareClassifier._king_by_crown).
+GOLD_FEATURE = FEATURE_NAMES.index("gold")
+KING_MIN_LIGHT = 4                  # light pieces needed to compare crowns
+KING_GAP = 0.2                      # log(B/R) the king's top lies below the other light pieces'
+KING_SPREADS = 5.0                  # ... and this many times their own spread
+KING_SURE = 0.97                    # king's share when the gap is clear
+KING_DOUBT = 0.6                    # ... when it is only half as clear
+ADAPT_MIN_SQUARES = {int(SquareClass.EMPTY): 6, int(SquareClass.ATTACKER): 3, int(SquareClass.DEFENDER): 3,
+                     EMPTY_MARKED: 3}   # model index -> sure squares needed to move it
 
 
 @dataclass
@@ -136,23 +160,94 @@ class SquareClassifier:
     def samples_learned(self) -> float:
         return float(sum(s.n for s in self.stats) - self.prior_weight * len(self.stats))
 
-    def log_likelihoods(self, X: np.ndarray, marked: np.ndarray | None = None) -> np.ndarray:
-        """(squares, 4) log p(features | class), Gaussian; marked squares use the marked-empty model."""
-        diff = X[:, None, :] - self._means[None]
+    def log_likelihoods(self, X: np.ndarray, marked: np.ndarray | None = None,
+                        means: np.ndarray | None = None) -> np.ndarray:
+        """(squares, 4) log p(features | class), Gaussian; marked squares use the marked-empty model.
+
+        `means` (5 x features) replaces the model's class means (see `frame_means`).
+        """
+        return self._log_likelihoods(X, marked, means)[0]
+
+    def _log_likelihoods(self, X: np.ndarray, marked: np.ndarray | None,
+                         means: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """Log-likelihoods and Mahalanobis distances (squares, 4), marked squares on the marked-empty model."""
+        diff = X[:, None, :] - (self._means if means is None else means)[None]
         maha = np.einsum("sci,cij,scj->sc", diff, self._inv, diff)
         ll = -0.5 * (maha + self._logdet[None] + X.shape[1] * np.log(2 * np.pi))
         out = ll[:, :len(CLASSES)].copy()
+        dist = maha[:, :len(CLASSES)].copy()
         if marked is not None:
             m = np.asarray(marked, bool)
             out[m, int(SquareClass.EMPTY)] = ll[m, EMPTY_MARKED]
-        return out
+            dist[m, int(SquareClass.EMPTY)] = maha[m, EMPTY_MARKED]
+        return out, dist
 
-    def probabilities(self, X: np.ndarray, marked: np.ndarray | None = None, one_king: bool = True) -> np.ndarray:
-        """(squares, 4) posterior probabilities; at most one square keeps the king's share."""
-        ll = self.log_likelihoods(X, marked) + np.log(self.priors)[None]
+    def _posterior(self, ll: np.ndarray, dist: np.ndarray, temper: np.ndarray | None = None) -> np.ndarray:
+        """Posterior from log-likelihoods, flattened for squares unlike every class.
+
+        A square whose nearest class is still far out (Mahalanobis distance
+        beyond OUTLIER_DISTANCE) looks like nothing the model knows: the
+        Gaussians' ratio there says little, so its log-likelihoods are divided
+        by how far out it is. Such a square then reads with low confidence and
+        the move inference holds back instead of trusting it. `temper`
+        (per square, >= 1) flattens further for what the caller knows is
+        hard to see (glare).
+        """
+        far = np.maximum(1.0, dist.min(1) / OUTLIER_DISTANCE)
+        if temper is not None:
+            far = far * np.maximum(1.0, temper)
+        ll = (ll + np.log(self.priors)[None]) / far[:, None]
         ll -= ll.max(1, keepdims=True)
         p = np.exp(ll)
-        p /= p.sum(1, keepdims=True)
+        return p / p.sum(1, keepdims=True)
+
+    def frame_means(self, X: np.ndarray, marked: np.ndarray | None = None, rounds: int = ADAPT_ROUNDS) -> np.ndarray:
+        """Class means moved towards what this very frame shows (5 x features).
+
+        The model's means come from rendered frames and earlier positions; one
+        board in one light differs (another wood, ivory or lacquer, a sheen on
+        the tops). Most squares of a frame are read without doubt, so the
+        median of each class's sure squares says where that class sits *here*;
+        the means move there, in proportion to how many sure squares back it
+        (ADAPT_PSEUDO_COUNT keeps a few squares from dragging a class far).
+        The king, alone of his kind, moves with the defenders, whose body he
+        shares. Only the means move: the spreads stay the model's.
+        """
+        means = self._means.copy()
+        m = np.zeros(len(X), bool) if marked is None else np.asarray(marked, bool)
+        for _ in range(rounds):
+            ll, dist = self._log_likelihoods(X, m, means)
+            p = self._posterior(ll, dist)
+            label = p.argmax(1)
+            sure = p.max(1) >= ADAPT_SURE
+            idx = model_index(label, m)
+            new = self._means.copy()
+            for k, need in ADAPT_MIN_SQUARES.items():
+                pick = sure & (idx == k)
+                n = int(pick.sum())
+                if n >= need:
+                    w = n / (n + ADAPT_PSEUDO_COUNT)
+                    new[k] = self._means[k] + w * (np.median(X[pick], 0) - self._means[k])
+            king, defender = int(SquareClass.KING), int(SquareClass.DEFENDER)
+            new[king] = self._means[king] + (new[defender] - self._means[defender])
+            means = new
+        return means
+
+    def probabilities(self, X: np.ndarray, marked: np.ndarray | None = None, one_king: bool = True,
+                      adapt: bool = True, temper: np.ndarray | None = None,
+                      crown: np.ndarray | None = None) -> np.ndarray:
+        """(squares, 4) posterior probabilities; at most one square keeps the king's share.
+
+        `adapt` first moves the class means to this frame (`frame_means`);
+        `temper` (per square, >= 1) lowers the confidence of squares seen badly;
+        `crown` is the gold feature against plain wood (vision.features), used
+        to pick the king out among the light pieces.
+        """
+        means = self.frame_means(X, marked) if adapt and len(X) else None
+        ll, dist = self._log_likelihoods(X, marked, means)
+        p = self._posterior(ll, dist, temper)
+        if adapt and len(X):
+            p = self._king_by_crown(X[:, GOLD_FEATURE] if crown is None else crown, p)
         if one_king and len(p):
             k = int(SquareClass.KING)
             best = int(np.argmax(p[:, k]))
@@ -160,6 +255,38 @@ class SquareClassifier:
             others[best] = False
             p[others, int(SquareClass.DEFENDER)] += p[others, k]
             p[others, k] = 0.0
+        return p
+
+    @staticmethod
+    def _king_by_crown(gold: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """The king is the one light piece whose top is clearly yellower than the other light pieces'.
+
+        How gold a crown reads depends on its size, the light and the blur, so
+        the built-in king model may miss a small or washed-out crown; but
+        among this frame's light pieces, all of one ivory under one light, the
+        king still stands out. When one light piece's gold feature lies well
+        below all the others (by KING_GAP and many times their spread), it is
+        taken as the king; a gap only half as clear leaves it in doubt.
+        """
+        k, d = int(SquareClass.KING), int(SquareClass.DEFENDER)
+        light_share = p[:, d] + p[:, k]
+        idx = np.nonzero(light_share >= 0.75)[0]
+        if len(idx) < KING_MIN_LIGHT:
+            return p
+        g = np.asarray(gold, np.float64)[idx]
+        order = np.argsort(g)
+        cand, rest = idx[order[0]], g[order[1:]]
+        med = float(np.median(rest))
+        spread = 1.4826 * float(np.median(np.abs(rest - med)))
+        gap, next_gap = med - float(g[order[0]]), med - float(g[order[1]])
+        need = max(KING_GAP, KING_SPREADS * spread)
+        if gap < need / 2 or next_gap > 0.7 * gap:
+            return p
+        target = KING_SURE if gap >= need else KING_DOUBT
+        if p[cand, k] < target * light_share[cand]:
+            p = p.copy()
+            p[cand, k] = target * light_share[cand]
+            p[cand, d] = (1 - target) * light_share[cand]
         return p
 
     def learn(self, X: np.ndarray, labels: np.ndarray, marked: np.ndarray | None = None) -> None:

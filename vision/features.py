@@ -60,6 +60,7 @@ class SquareFeatures:
     top_px: np.ndarray        # (squares, 2) rectified pixel where each top was sampled
     saturated: np.ndarray     # (squares,) bool: wood and top both blown out by glare
     wood_chroma: np.ndarray   # (squares, 2) log(B/R), log(G/R) of the square's corner patches
+    crown: np.ndarray | None = None   # (squares,) the gold feature against plain wood (marked squares too)
 
 
 class FeatureExtractor:
@@ -121,7 +122,7 @@ class FeatureExtractor:
         return out.astype(np.float32) + 1.0
 
     def _plain_reference(self, ref_lum: np.ndarray) -> np.ndarray:
-        """Per square, the median wood brightness of the plain squares in the 5x5 round it."""
+        """Per square, the median of a wood measure (brightness, chroma) over the plain squares in the 5x5 round it."""
         n = self.geometry.size
         grid = ref_lum.astype(np.float32).copy()
         grid[self.marked] = np.nan
@@ -186,5 +187,9 @@ class FeatureExtractor:
         ], 1).astype(np.float64)
         saturated = (mid.min(1) > 246) & (top.min(1) > 246)      # every channel clipped: pure white
         wood_chroma = np.stack([np.log(mid[:, 0] / mid[:, 2]), np.log(mid[:, 1] / mid[:, 2])], 1)
+        # the crown's gold measured against plain wood: a marked square's stain
+        # would otherwise make a king standing on it look less gold than he is
+        plain_blue = self._plain_reference(wood_chroma[:, 0])
+        crown = gold + np.where(self.marked, wood_chroma[:, 0] - plain_blue, 0.0)
         return SquareFeatures(values=values, wood_lum=ref_lum - 1.0, top_px=tops, saturated=saturated,
-                              wood_chroma=wood_chroma)
+                              wood_chroma=wood_chroma, crown=crown)

@@ -21,6 +21,29 @@ from calibration.geometry import BoardGeometry
 # Adaptive-threshold window (pixels) of the quick whole-frame marker search:
 # suits the markers' cells at the reference camera's distance (3-5 px).
 QUICK_THRESHOLD_WINDOW = 13
+# Reading a marker's bits: with cells only 3-5 px wide and blurred by the lens
+# and JPEG, OpenCV's defaults (4 px per cell, 13% of each cell ignored at its
+# border) let the neighbouring cells' ink decide the bit. Sampling each cell
+# finer and only its middle 40% keeps small, soft markers readable.
+BIT_PIXELS_PER_CELL = 8
+BIT_IGNORED_MARGIN = 0.3
+# Checking a marker in place (BoardLocaliser._verify_at): grey levels between
+# its black border and white quiet zone, the normalised correlation with its
+# own pattern, and the code bits (of 16) allowed off.
+MIN_CELL_CONTRAST = 25.0
+MIN_MATCH = 0.75
+MAX_BIT_ERRORS = 1
+
+
+def _detector_parameters(window_min: int, window_max: int, window_step: int = 10):
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.adaptiveThreshWinSizeMin = window_min
+    params.adaptiveThreshWinSizeMax = window_max
+    params.adaptiveThreshWinSizeStep = window_step
+    params.perspectiveRemovePixelPerCell = BIT_PIXELS_PER_CELL
+    params.perspectiveRemoveIgnoredMarginPerCell = BIT_IGNORED_MARGIN
+    return params
 
 
 class NotReadable(Exception):
@@ -44,20 +67,14 @@ class BoardLocaliser:
         self.geometry = geometry
         self.markers = markers
         dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, markers.dictionary))
-        params = cv2.aruco.DetectorParameters()
-        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-        params.adaptiveThreshWinSizeMin = 5
-        params.adaptiveThreshWinSizeMax = 25
-        params.adaptiveThreshWinSizeStep = 10
-        self.detector = cv2.aruco.ArucoDetector(dictionary, params)
+        self._dictionary = dictionary
+        self._templates: dict[int, list[np.ndarray]] = {}
+        self.detector = cv2.aruco.ArucoDetector(dictionary, _detector_parameters(5, 25))
         # One threshold window instead of three: a third of the work, and it
         # finds all four markers in nearly every frame; the full search runs
         # only when it does not.
-        quick = cv2.aruco.DetectorParameters()
-        quick.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-        quick.adaptiveThreshWinSizeMin = QUICK_THRESHOLD_WINDOW
-        quick.adaptiveThreshWinSizeMax = QUICK_THRESHOLD_WINDOW
-        self.quick_detector = cv2.aruco.ArucoDetector(dictionary, quick)
+        self.quick_detector = cv2.aruco.ArucoDetector(
+            dictionary, _detector_parameters(QUICK_THRESHOLD_WINDOW, QUICK_THRESHOLD_WINDOW))
         self.K = np.array(camera.camera_matrix, np.float64) if camera.camera_matrix else None
         self.dist = np.array(camera.distortion, np.float64) if camera.distortion else None
         # Used only when the camera is not calibrated and the view is too straight
@@ -91,30 +108,105 @@ class BoardLocaliser:
         """Look again, magnified, where the markers already found say a missing one must be.
 
         Small, blurred or dim markers (far corner under tilt, heavy JPEG) are
-        often lost by the whole-frame pass but found in a 2x crop.
+        often lost by the whole-frame pass but found in a 2x crop; failing
+        that, a marker is checked in place (`_verify_at`). Each marker found
+        sharpens the prediction of the next, so the search repeats while it
+        finds more.
         """
-        if len(found) < 2:
-            return
-        src = np.vstack([self.board_points[i] for i in found])
-        dst = np.vstack([found[i] for i in found])
-        H, _ = cv2.findHomography(src, dst, 0)
-        if H is None:
-            return
         h, w = gray.shape[:2]
-        for mid in self.markers.ids:
-            if mid in found:
-                continue
-            quad = cv2.perspectiveTransform(self.board_points[mid].reshape(-1, 1, 2), H).reshape(-1, 2)
-            side = max(np.ptp(quad[:, 0]), np.ptp(quad[:, 1]))
-            x0, y0 = (quad.min(0) - side).astype(int)
-            x1, y1 = (quad.max(0) + side).astype(int)
-            x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-            if x1 - x0 < 8 or y1 - y0 < 8:
-                continue
-            crop = cv2.resize(gray[y0:y1, x0:x1], None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
-            more = self.detect(crop)
-            if mid in more:
-                found[mid] = more[mid] / 2 + np.array([x0, y0], np.float64)
+        tried: set[tuple[int, int]] = set()
+        while len(found) >= 2:
+            src = np.vstack([self.board_points[i] for i in found])
+            dst = np.vstack([found[i] for i in found])
+            H, _ = cv2.findHomography(src, dst, 0)
+            if H is None:
+                return
+            progress = False
+            for mid in self.markers.ids:
+                if mid in found or (mid, len(found)) in tried:
+                    continue
+                tried.add((mid, len(found)))
+                quad = cv2.perspectiveTransform(self.board_points[mid].reshape(-1, 1, 2), H).reshape(-1, 2)
+                side = max(np.ptp(quad[:, 0]), np.ptp(quad[:, 1]))
+                x0, y0 = (quad.min(0) - side).astype(int)
+                x1, y1 = (quad.max(0) + side).astype(int)
+                x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+                if x1 - x0 < 8 or y1 - y0 < 8:
+                    continue
+                crop = cv2.resize(gray[y0:y1, x0:x1], None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+                more = self.detect(crop)
+                if mid in more:
+                    found[mid] = more[mid] / 2 + np.array([x0, y0], np.float64)
+                else:
+                    seen = self._verify_at(gray, mid, quad, reach=2.0 if len(found) >= 3 else 3.5)
+                    if seen is None:
+                        continue
+                    found[mid] = seen
+                progress = True
+                break                     # a better homography for the rest
+            if not progress:
+                return
+
+    def _verify_at(self, gray: np.ndarray, mid: int, quad: np.ndarray, reach: float = 2.0) -> np.ndarray | None:
+        """Marker `mid`'s corners if it shows, upright, about where the other three put it.
+
+        Three markers fix the board's homography; the fourth is needed only to
+        know that nothing (a hand) covers it. A marker too small or soft for
+        the detector to find its outline can still be checked in place: the
+        neighbourhood of the predicted square is warped flat (8 px per cell)
+        and matched against the marker's own pattern on its white quiet zone,
+        slid over +-3 (reach - 1) cells (the lens bends the prediction a little;
+        two markers predict the others less well than three). It
+        counts as seen when the match is strong and better than the marker
+        turned, and its 16 code cells, read against its own black border and
+        white quiet zone, are its code (at most MAX_BIT_ERRORS off) and
+        clearly not its code turned.
+        """
+        cell = 8
+        side = 6 * cell
+        centre = quad.mean(0)
+        span = int(round(reach * side))
+        big = (quad - centre) * (span / side) + centre     # reach x 6 cells round the prediction
+        dst = np.array([[0, 0], [span, 0], [span, span], [0, span]], np.float32)
+        M = cv2.getPerspectiveTransform(big.astype(np.float32), dst)
+        patch = cv2.warpPerspective(gray, M, (span, span), flags=cv2.INTER_LINEAR,
+                                    borderMode=cv2.BORDER_REPLICATE)
+        if float(patch.max()) - float(patch.min()) < MIN_CELL_CONTRAST:
+            return None
+        templates = self._templates.get(mid)
+        if templates is None:
+            bits = cv2.aruco.generateImageMarker(self._dictionary, int(mid), side)
+            framed = cv2.copyMakeBorder(bits, cell, cell, cell, cell, cv2.BORDER_CONSTANT, value=255)
+            framed = cv2.GaussianBlur(framed, (0, 0), cell * 0.35)
+            templates = self._templates[mid] = [np.ascontiguousarray(np.rot90(framed, r)) for r in range(4)]
+        scores = []
+        for t in templates:
+            res = cv2.matchTemplate(patch, t, cv2.TM_CCOEFF_NORMED)
+            _, best, _, loc = cv2.minMaxLoc(res)
+            scores.append((best, loc))
+        own, loc = scores[0]
+        if own < MIN_MATCH or own <= max(sc for sc, _ in scores[1:]):
+            return None
+        x, y = loc[0] + cell, loc[1] + cell
+        # the 4 x 4 code itself, cell by cell, against black (its border) and white (the quiet zone)
+        m = int(round(cell * BIT_IGNORED_MARGIN))
+        grid = patch[y - cell:y + side + cell, x - cell:x + side + cell].astype(np.float32)
+        cells = grid.reshape(8, cell, 8, cell)[:, m:cell - m, :, m:cell - m].mean(axis=(1, 3))
+        ring = np.ones((8, 8), bool)
+        ring[1:7, 1:7] = False
+        border = np.ones((6, 6), bool)
+        border[1:5, 1:5] = False
+        white, black = float(np.median(cells[ring])), float(np.median(cells[1:7, 1:7][border]))
+        if white - black < MIN_CELL_CONTRAST:
+            return None
+        code = cells[2:6, 2:6] > (white + black) / 2
+        want = cv2.aruco.generateImageMarker(self._dictionary, int(mid), 6)[1:5, 1:5] > 127
+        errors = int((code != want).sum())
+        turned = min(int((code != np.rot90(want, r)).sum()) for r in (1, 2, 3))
+        if errors > MAX_BIT_ERRORS or turned <= errors + 2:
+            return None
+        flat = np.array([[x, y], [x + side, y], [x + side, y + side], [x, y + side]], np.float32)
+        return cv2.perspectiveTransform(flat.reshape(-1, 1, 2), np.linalg.inv(M)).reshape(4, 2).astype(np.float64)
 
     def _detect_near(self, gray: np.ndarray, previous: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
         """Markers looked for only around where they were in the last frame (the camera is mounted)."""
@@ -149,6 +241,12 @@ class BoardLocaliser:
             found = self.detect(gray)
         if len(found) < len(self.markers.ids):
             self._search_missing(gray, found)
+        if len(found) < len(self.markers.ids):
+            # soft (defocused, dim) frames: an unsharp mask restores the cells' edges
+            sharp = cv2.addWeighted(gray, 2.0, cv2.GaussianBlur(gray, (0, 0), 2.0), -1.0, 0)
+            for mid, quad in self.detect(sharp).items():
+                found.setdefault(mid, quad)
+            self._search_missing(sharp, found)
         self._previous = {"shape": gray.shape, "quads": dict(found)} if len(found) == len(self.markers.ids) else None
         missing = [i for i in self.markers.ids if i not in found]
         if missing:

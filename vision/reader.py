@@ -25,6 +25,10 @@ from vision.rectify import rectified_frame, rectify
 DARK_FRAME_LEVEL = 40.0
 # Bare wood dimmer than this cannot separate ivory from wood reliably.
 DARK_WOOD_LEVEL = 28.0
+# Bare wood brighter than this (grey level) is near the sensor's clipping
+# point: confidence there falls by a factor 1 + (level - this) / GLARE_SCALE.
+GLARE_WOOD_LEVEL = 235.0
+GLARE_SCALE = 4.0
 
 
 @dataclass
@@ -111,7 +115,10 @@ class BoardReader:
             raise NotReadable("hand over board")
         if float(np.median(feats.wood_lum)) < DARK_WOOD_LEVEL:
             raise NotReadable("too dark")
-        probs = self.classifier.probabilities(feats.values, self.marked)
+        # near-white wood: glare has clipped the picture there, and a light
+        # piece may differ from it only by a faint outline
+        glare = 1.0 + np.maximum(0.0, feats.wood_lum - GLARE_WOOD_LEVEL) / GLARE_SCALE
+        probs = self.classifier.probabilities(feats.values, self.marked, temper=glare, crown=feats.crown)
         blown = feats.saturated
         if blown.any():                 # glare: the camera saw pure white, nothing to judge by
             probs[blown] = 1.0 / probs.shape[1]

@@ -1,0 +1,280 @@
+"""The vision reader scored on frames of the independent renderer (bench/foreign_renderer.py).
+
+WHY: vision's square model is fitted on vision's own renderer, and the issue
+is scored on frames "from a renderer it has never seen". This is that check,
+held out: nothing in vision is fitted or tuned on these frames.
+
+    python bench/foreign_vision.py [--frames 60] [--condition museum ...] [--plies 40] [--seed0 0]
+
+Per condition it renders `--frames` positions, a quarter of them on board-9
+(random legal Tablut positions) and the rest on board-11 (half real Copenhagen
+game plies from tests/data/copenhagen-games.csv replayed by the engine, half
+random legal positions), and reads each one exactly as `tafl-vision read`
+does (a fresh BoardReader on the default config, `read(image)`). It prints the
+per-square error, the whole-board accuracy, refusals with their reasons, the
+frames the CLI would flag with "low confidence", the errors among squares read
+with confidence >= 0.9, and the confusion table. With `--plies` it also replays
+real games on one fixed foreign scene per game (mounted camera, same light,
+new sensor noise each frame), infers every move with vision.inference as the
+kiosk does (learning from the start position and each confirmed position) and
+counts recorded move accepted / wrong move accepted / not accepted.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+if str(ROOT / "bench") not in sys.path:
+    sys.path.insert(0, str(ROOT / "bench"))
+
+import foreign_renderer  # noqa: E402
+from engine import Board  # noqa: E402
+
+GAMES_CSV = ROOT / "tests" / "data" / "copenhagen-games.csv"
+CONFIDENT = 0.9  # the CLI lists squares below this as "low confidence"
+
+
+def load_games(path: Path = GAMES_CSV) -> list[list[str]]:
+    with open(path, newline="") as fh:
+        return [row[0].split() for row in csv.reader(fh) if row]
+
+
+def replay(moves: list[str], plies: int) -> Board | None:
+    """The Copenhagen board after the first `plies` recorded moves (None if the record breaks off)."""
+    board = Board("copenhagen")
+    for text in moves[:plies]:
+        if board.is_game_over():
+            return None
+        try:
+            board.push(board.parse_move(text.split("x")[0]))
+        except ValueError:
+            return None
+    return board
+
+
+def random_position(variant: str, rng: np.random.Generator, max_plies: int = 80) -> Board:
+    board = Board(variant)
+    for _ in range(int(rng.integers(0, max_plies + 1))):
+        if board.is_game_over():
+            break
+        moves = board.legal_moves
+        if not moves:
+            break
+        board.push(moves[int(rng.integers(len(moves)))])
+    return board
+
+
+@dataclass(frozen=True)
+class Sample:
+    board: str
+    position: str
+    source: str      # "game" or "random"
+
+
+def sample_positions(n: int, seed: int, games: list[list[str]] | None = None) -> list[Sample]:
+    """n labelled positions: every 4th on board-9 (random Tablut), the rest half real plies, half random."""
+    rng = np.random.default_rng(seed)
+    games = games if games is not None else load_games()
+    out: list[Sample] = []
+    while len(out) < n:
+        i = len(out)
+        if i % 4 == 3:
+            out.append(Sample("board-9", random_position("tablut", rng).position_otn(), "random"))
+        elif i % 2 == 0:
+            moves = games[int(rng.integers(len(games)))]
+            b = replay(moves, int(rng.integers(0, len(moves) + 1)))
+            if b is not None:
+                out.append(Sample("board-11", b.position_otn(), "game"))
+        else:
+            out.append(Sample("board-11", random_position("copenhagen", rng).position_otn(), "random"))
+    return out
+
+
+def truth_classes(position: str, size: int) -> np.ndarray:
+    from engine import pieces_from_position
+    from vision.position import SquareClass
+    pieces = pieces_from_position(position, size)
+    return np.array([int(SquareClass.from_letter(pieces[sq].value if sq in pieces else None))
+                     for sq in range(size * size)])
+
+
+@dataclass
+class FrameScore:
+    confusion: np.ndarray = field(default_factory=lambda: np.zeros((4, 4), np.int64))
+    boards: int = 0
+    boards_right: int = 0
+    refused: dict[str, int] = field(default_factory=dict)
+    flagged: int = 0                 # frames the CLI prints "low confidence" for
+    confident_wrong: int = 0         # squares read wrong with confidence >= CONFIDENT
+    failures: list[str] = field(default_factory=list)
+    times_ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)
+
+    @property
+    def square_error(self) -> float:
+        total = self.confusion.sum()
+        return float((total - np.trace(self.confusion)) / total) if total else float("nan")
+
+
+def read_like_cli(image: np.ndarray, board: str, config=None):
+    """`tafl-vision read` on an image: default config, a fresh reader, read(image)."""
+    from vision.cli import _config
+    from vision.reader import BoardReader
+    config = config if config is not None else _config(None)
+    return BoardReader(config, board).read(image)
+
+
+def score_frames(condition: str, frames: int, seed0: int = 0, verbose: bool = False) -> FrameScore:
+    from vision.cli import _config
+    from vision.localise import NotReadable
+    config = _config(None)
+    res = FrameScore()
+    for k, sample in enumerate(sample_positions(frames, seed0 + 7919 * (1 + ("clean", "museum", "hard").index(condition)))):
+        seed = seed0 + 1000 * k + 17
+        image = foreign_renderer.render(sample.board, sample.position, seed=seed, condition=condition)
+        size = config.boards[sample.board].squares
+        t0, c0 = time.perf_counter(), time.process_time()
+        try:
+            reading = read_like_cli(image, sample.board, config)
+        except NotReadable as exc:
+            res.refused[str(exc)] = res.refused.get(str(exc), 0) + 1
+            res.failures.append(f"{condition} seed {seed} {sample.board}: refused ({exc})")
+            continue
+        res.times_ms.append((time.perf_counter() - t0) * 1000)
+        res.cpu_ms.append((time.process_time() - c0) * 1000)
+        truth = truth_classes(sample.position, size)
+        pred = reading.probabilities.argmax(1)
+        conf = reading.probabilities.max(1)
+        np.add.at(res.confusion, (truth, pred), 1)
+        res.boards += 1
+        res.boards_right += int((truth == pred).all())
+        res.flagged += int((conf < CONFIDENT).any())
+        wrong = np.nonzero(truth != pred)[0]
+        res.confident_wrong += int((conf[wrong] >= CONFIDENT).sum())
+        if len(wrong):
+            from engine import square_name
+            detail = ", ".join(f"{square_name(int(s), size)} {truth[s]}->{pred[s]} ({conf[s]:.2f})" for s in wrong[:8])
+            res.failures.append(f"{condition} seed {seed} {sample.board} {sample.source}: {detail}")
+            if verbose:
+                print(res.failures[-1], flush=True)
+    return res
+
+
+@dataclass
+class GameScore:
+    plies: int = 0
+    right: int = 0
+    wrong: int = 0
+    held: dict[str, int] = field(default_factory=dict)
+    wrong_detail: list[str] = field(default_factory=list)
+
+
+def score_games(condition: str, plies: int, seed0: int = 0, first_game: int = 0, config=None,
+                learn: bool = True) -> GameScore:
+    """Real games, ply by ply, on one foreign scene per game; every move inferred back."""
+    from vision.cli import _config
+    from vision.bench import score_ply
+    from vision.inference import MoveInferrer
+    from vision.localise import NotReadable
+    from vision.reader import BoardReader
+    config = config if config is not None else _config(None)
+    games = load_games()
+    res = GameScore()
+    inferrer = MoveInferrer()
+    g = first_game
+    while res.plies < plies and g < len(games):
+        moves = games[g]
+        g += 1
+        if len(moves) < 6:
+            continue
+        scene = seed0 + 100_003 * g + ("clean", "museum", "hard").index(condition)
+        board = Board("copenhagen")
+        reader = BoardReader(config, "board-11")
+        start = foreign_renderer.render("board-11", board.position_otn(), seed=0, condition=condition,
+                                        config=config, scene_seed=scene)
+        if learn:
+            try:
+                reader.learn(reader.read(start), board.position_otn())
+            except NotReadable:
+                pass
+        for ply, text in enumerate(moves, 1):
+            if res.plies >= plies or board.is_game_over():
+                break
+            try:
+                move = board.parse_move(text.split("x")[0])
+            except ValueError:
+                break
+            after = board.copy()
+            after.push(move)
+            image = foreign_renderer.render("board-11", after.position_otn(), seed=ply, condition=condition,
+                                            config=config, scene_seed=scene)
+            wrong = score_ply(reader, inferrer, board, move, after, image, res, learn=learn)
+            if wrong is not None:
+                res.wrong_detail.append(f"game {g} ply {ply}: played {text}, accepted {wrong.move_otn} "
+                                        f"(margin {wrong.margin:.1f})")
+    return res
+
+
+def report_frames(res: FrameScore, condition: str, frames: int) -> str:
+    names = ["empty", "attacker", "defender", "king"]
+    total = int(res.confusion.sum())
+    lines = [f"foreign renderer, {condition}: {frames} frames"]
+    lines.append(f"  squares read: {total}; per-square error {100 * res.square_error:.3f}%"
+                 f" ({total - int(np.trace(res.confusion))} wrong, {res.confident_wrong} of them with confidence >= {CONFIDENT})")
+    if res.boards:
+        lines.append(f"  whole-board accuracy: {res.boards_right}/{res.boards} = {100 * res.boards_right / res.boards:.1f}%;"
+                     f" frames flagged low confidence: {res.flagged}")
+    refused = sum(res.refused.values())
+    lines.append(f"  frames refused: {refused}" + (" (" + "; ".join(f"{k}: {v}" for k, v in sorted(res.refused.items())) + ")"
+                                                   if refused else ""))
+    lines.append("  confusion (rows = truth, columns = read):")
+    lines.append("  " + f"{'':>10}" + "".join(f"{n:>10}" for n in names))
+    for i, n in enumerate(names):
+        lines.append("  " + f"{n:>10}" + "".join(f"{int(v):>10}" for v in res.confusion[i]))
+    if res.times_ms:
+        t = np.array(res.times_ms)
+        c = np.array(res.cpu_ms)
+        lines.append(f"  read time incl. reader construction (1 OpenCV thread): median {np.median(t):.1f} ms, "
+                     f"p95 {np.percentile(t, 95):.1f} ms; CPU time median {np.median(c):.1f} ms, p95 {np.percentile(c, 95):.1f} ms")
+    return "\n".join(lines)
+
+
+def report_games(res: GameScore, condition: str) -> str:
+    held = sum(res.held.values())
+    detail = " (" + "; ".join(f"{k}: {v}" for k, v in sorted(res.held.items())) + ")" if held else ""
+    out = (f"  move inference ({condition}, real games, one foreign scene per game): {res.plies} plies; "
+           f"correct {res.right}, wrong {res.wrong}, refused {held}{detail}")
+    for d in res.wrong_detail:
+        out += "\n    WRONG " + d
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Score the vision reader on the independent renderer's frames.")
+    ap.add_argument("--frames", type=int, default=60, help="frames per condition")
+    ap.add_argument("--condition", action="append", choices=foreign_renderer.CONDITIONS)
+    ap.add_argument("--plies", type=int, default=40, help="plies of real games per condition for move inference (0: none)")
+    ap.add_argument("--seed0", type=int, default=0)
+    ap.add_argument("--failures", action="store_true", help="list every misread frame")
+    args = ap.parse_args(argv)
+    import cv2
+    cv2.setNumThreads(1)
+    for condition in args.condition or ["clean", "museum", "hard"]:
+        res = score_frames(condition, args.frames, args.seed0, verbose=args.failures)
+        print(report_frames(res, condition, args.frames), flush=True)
+        if args.plies:
+            print(report_games(score_games(condition, args.plies, args.seed0), condition), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
