@@ -1,14 +1,20 @@
 """OpenTafl Engine Protocol (OTEP): lets OpenTafl, and its tournaments, use this engine.
 
 The protocol (opentafl-engine-protocol.txt in jslater89/OpenTafl) is
-line-based text over the engine's stdin/stdout. The engine says ``hello``
-when it starts; OpenTafl sends ``rules <OTN rules record>``, ``side``,
-``start``, then for each of our turns ``opponent-move <moves> <position>``
-(when the opponent moved), ``play <side>`` immediately followed by ``clock``;
-we answer ``move <from-to>``, and OpenTafl confirms with ``move <position>``
-(or ``error`` when it refuses). ``analyze <n> <seconds>`` asks for
-``analysis <n> <move|move|...> <evaluation> ...``; ``finish`` ends a game and
-``goodbye`` the engine.
+line-based US-ASCII text over the engine's stdin/stdout. The engine says
+``hello`` when it starts; OpenTafl sends ``rules <OTN rules record>``,
+``side``, ``start``, then for each of our turns ``opponent-move <moves>
+<position>`` (when the opponent moved), ``clock`` and ``play <side>`` (the
+spec puts ``clock`` right after ``play``; OpenTafl's ExternalEngineHost sends
+it just before: both orders work here); we answer ``move <from-to>`` in
+simple notation, and OpenTafl confirms with ``move <position>`` or refuses
+with ``error <1-4>``, then re-sends ``opponent-move`` and ``play``. Clock
+times are milliseconds, a trailing ``*`` meaning "left of the current
+overtime period"; overtime lengths are seconds. An analysis engine gets
+``position``, ``side <side to move>``, ``clock``, ``analyze <n> <seconds>``
+and answers ``analysis <n> <move|move|...> <evaluation> ...``. ``finish``
+ends a game and ``goodbye`` the engine. A position record lists rank 1
+first (OpenTafl's row y=0 is named ``a1``), as our own OTN does.
 
 Rules records (opentafl-notation-spec.txt, section 3) are matched, after
 filling in the spec's defaults, against the records of our own variants
@@ -44,6 +50,9 @@ RULES_DEFAULTS: dict[str, str] = {
     "corp": "K", "cenp": "tcnkTCNK", "aforp": "tcnkTCNK", "dforp": "TCNK",
     "cors": "K", "cens": "K", "afors": "tcnkTCNK", "dfors": "TCNK",
     "sw": "n", "swf": "y", "efe": "n", "ber": "n", "linc": "n",
+    # not in the spec text but written by OpenTafl's RulesSerializer when not at
+    # these defaults: speed limits (-1 = none) and who may re-enter a special space
+    "spd": "-1", "corre": "tcnkTCNK", "cenre": "tcnkTCNK", "aforre": "tcnkTCNK", "dforre": "tcnkTCNK",
 }
 #: entries compared when matching a record to a variant. ``tfr`` is left out on
 #: purpose: OpenTafl's Copenhagen record says ``tfr:w`` while the Copenhagen
@@ -53,12 +62,17 @@ RULES_DEFAULTS: dict[str, str] = {
 COMPARED_KEYS: tuple[str, ...] = (
     "dim", "esc", "surf", "atkf", "ka", "ks", "kj", "cor", "cen", "afor", "dfor",
     "corh", "cenh", "cenhe", "aforh", "dforh", "corp", "cenp", "aforp", "dforp",
-    "cors", "cens", "afors", "dfors", "sw", "efe", "ber", "linc", "start",
+    "cors", "cens", "afors", "dfors", "corre", "cenre", "aforre", "dforre",
+    "sw", "efe", "ber", "linc", "spd", "start",
 )
 _PIECE_TYPES = "tTK"      # the only piece kinds our variants have
 _PIECE_LIST_KEYS = frozenset({
     "corh", "cenh", "cenhe", "aforh", "dforh", "corp", "cenp", "aforp", "dforp",
-    "cors", "cens", "afors", "dfors"})
+    "cors", "cens", "afors", "dfors", "corre", "cenre", "aforre", "dforre"})
+#: piece lists that only mean something when the fort list they qualify is not empty
+#: (the spec and OpenTafl's code disagree on dforp's default, which is moot without forts)
+_FORT_KEYS = {"afor": ("aforh", "aforp", "afors", "aforre"),
+              "dfor": ("dforh", "dforp", "dfors", "dforre")}
 _KS_ALIASES = {"y": "s", "n": "w"}   # older records wrote king strength as yes/no
 
 
@@ -114,8 +128,14 @@ def normalize_rules(entries: dict[str, str]) -> dict[str, Any]:
             out[key] = frozenset(c for c in value if c in _PIECE_TYPES)
         elif key == "ks":
             out[key] = _KS_ALIASES.get(value, value)
+        elif key == "spd":
+            out[key] = value.strip(",") or "-1"
         else:
             out[key] = value
+    for fort, keys in _FORT_KEYS.items():
+        if not out[fort]:
+            for k in keys:
+                out[k] = frozenset()
     return out
 
 
@@ -243,6 +263,10 @@ class OtepSession:
         self.done = False
         self.moves_played = 0
         self._pending: Any = None      # our last move, played once OpenTafl confirms it
+        #: a ``clock`` arrived since our last ``play``: OpenTafl's own code sends it just
+        #: BEFORE ``play`` (the spec text says after), so then there is nothing to wait for
+        self.clock_fresh = False
+        self._side_follows_position = False   # a 'side' now gives the side to move
 
     # -- helpers
     def greeting(self) -> list[str]:
@@ -270,6 +294,8 @@ class OtepSession:
         handler = getattr(self, "_cmd_" + cmd.replace("-", "_"), None)
         if handler is None:
             return [f"status ignored unknown command {cmd!r}"]
+        if cmd not in ("position", "side"):
+            self._side_follows_position = False
         try:
             return handler(rest)
         except ValueError as exc:
@@ -299,14 +325,24 @@ class OtepSession:
         return []
 
     def _cmd_side(self, rest: str) -> list[str]:
+        """Our side before the game; right after a ``position``, the side to move in it.
+
+        OpenTafl follows every ``position`` with ``side <side to move>``
+        (analysis, or the user stepping through the game); before a game
+        ``side`` names the side we will play, and ``play`` names it again.
+        """
         side = rest.lower()
         if side not in ("attackers", "defenders"):
             raise ValueError(f"bad side {rest!r}")
         self.side = side
+        if self._side_follows_position and self.board is not None and self.board.turn.value != side:
+            self.board = self._new_board(self.board.position_otn(), side)
+        self._side_follows_position = False
         return []
 
     def _cmd_position(self, rest: str) -> list[str]:
         board = self._need_board()
+        self._side_follows_position = True
         if not self._positions_equal(board.position_otn(), rest):
             turn = self.side or board.turn.value
             self.board = self._new_board(rest, turn)
@@ -314,6 +350,7 @@ class OtepSession:
 
     def _cmd_clock(self, rest: str) -> list[str]:
         self.clocks = parse_otep_clock(rest.split())
+        self.clock_fresh = True
         return []
 
     def _apply(self, move_text: str) -> None:
@@ -358,22 +395,44 @@ class OtepSession:
         return "defenders" if mover_attacker else "attackers"
 
     def _cmd_play(self, rest: str) -> list[str]:
+        """Answer with ``move <from-to>``: always, since OpenTafl waits for it with our clock running.
+
+        When our board says the game is already over (our repetition rule is
+        stricter than OpenTafl's ``tfr``, for instance) OpenTafl still wants a
+        move, so we search the same position without its history; only a
+        position with no move at all gets a critical error (OpenTafl then
+        resigns for us) instead of a silence that would hang the game.
+        """
         board = self._need_board()
         side = rest.strip().lower() or (self.side or board.turn.value)
         if side not in ("attackers", "defenders"):
             raise ValueError(f"bad side {rest!r}")
+        self.clock_fresh = False
         if board.turn.value != side:
             self.board = board = self._new_board(board.position_otn(), side)
+        target = board
         if board.outcome() is not None:
-            return ["status the game is over here, no move to make"]
+            target = self._new_board(board.position_otn(), side)
+            if not target.generate_moves():
+                return [f"error -1 no legal move for the {side} in this position"]
         seconds = self._budget(side)
-        result = self.search(board, self.level, seconds, self.settings.seed + self.moves_played)
+        notes: list[str] = []
+        try:
+            result = self.search(target, self.level, seconds, self.settings.seed + self.moves_played)
+            if result.move is None:
+                raise RuntimeError("the search returned no move")
+            move, move_text = result.move, result.move_text
+            notes.append(f"status depth {result.depth} score {result.score} nodes {result.nodes} "
+                         f"time {result.elapsed_s:.2f}s")
+        except Exception as exc:   # a search failure must not leave OpenTafl waiting
+            move = target.legal_moves[0] if target.legal_moves else target.generate_moves()[0]
+            move_text = target.move_to_otn(move)
+            notes.append(f"status search failed ({type(exc).__name__}: {exc}); playing {move_text}")
         self.moves_played += 1
-        mv = simple_move(result.move_text)
-        self.last_sent = result.move_text
-        self._pending = result.move
-        return [f"status depth {result.depth} score {result.score} nodes {result.nodes} "
-                f"time {result.elapsed_s:.2f}s", f"move {mv}"]
+        self.last_sent = move_text
+        self.board = target            # the history-less board when ours thought the game over
+        self._pending = move
+        return notes + [f"move {simple_move(move_text)}"]
 
     def _budget(self, side: str) -> float:
         cap = self.settings.think_s if self.settings.think_s is not None else self.level.time_s
@@ -401,18 +460,28 @@ class OtepSession:
         return [f"status OpenTafl refused {self.last_sent}: error {rest}"]
 
     def _cmd_analyze(self, rest: str) -> list[str]:
+        """``analyze <number> <seconds>`` -> ``analysis 1 <move|move|...> <evaluation>``.
+
+        OpenTafl sends ``position`` and then ``side`` (the side to move) before
+        ``analyze``; ``_cmd_side`` applies that side to the position. We
+        return one line (the spec allows fewer than ``number``), finish well
+        inside ``seconds``, and write the evaluation as a plain integer
+        (OpenTafl reads it with Double.parseDouble), from the side to move's view.
+        """
         board = self._need_board()
         parts = rest.split()
         try:
             seconds = float(parts[1]) if len(parts) > 1 else self.level.time_s
         except ValueError:
             raise ValueError(f"bad analyze time {parts[1]!r}") from None
-        seconds = max(0.05, min(seconds, self.settings.think_s or seconds))
+        seconds = max(0.05, min(0.9 * seconds, self.settings.think_s or seconds))
         if board.outcome() is not None:
             return ["analysis 0"]
         result = self.search(board, self.level, seconds, self.settings.seed)
+        if result.move is None or not result.move_text:
+            return ["analysis 0"]
         pv = "|".join(simple_move(m) for m in (result.pv or [result.move_text]))
-        return [f"analysis 1 {pv} {result.score}"]
+        return [f"analysis 1 {pv} {int(result.score)}"]
 
     def _cmd_finish(self, rest: str) -> list[str]:
         self.finished = True
@@ -427,9 +496,20 @@ class OtepSession:
 
 # --------------------------------------------------------------------------- stdio
 
+def _ascii(text: str) -> str:
+    """OpenTafl reads our output as US-ASCII (protocol preamble): replace anything else."""
+    return text.encode("ascii", "replace").decode("ascii")
+
+
 def run_stdio(settings: OtepSettings, stdin: TextIO | None = None, stdout: TextIO | None = None,
               search: SearchFn = default_search, clock_wait_s: float = 0.25) -> int:
-    """Speak OTEP on stdin/stdout until ``goodbye`` or end of input."""
+    """Speak OTEP on stdin/stdout until ``goodbye`` or end of input.
+
+    Only protocol lines go to stdout, one per ``\n``, flushed at once; nothing
+    is ever logged there. ``clock`` and ``play`` come together: OpenTafl's code
+    sends ``clock`` first, the spec text puts it right after ``play``; so a
+    ``play`` with no fresh clock waits up to ``clock_wait_s`` for one.
+    """
     inp = stdin if stdin is not None else sys.stdin
     out = stdout if stdout is not None else sys.stdout
     lines: "queue.Queue[str | None]" = queue.Queue()
@@ -439,21 +519,22 @@ def run_stdio(settings: OtepSettings, stdin: TextIO | None = None, stdout: TextI
             lines.put(raw)
         lines.put(None)
 
-    threading.Thread(target=reader, name="otep-reader", daemon=True).start()
     session = OtepSession(settings, search)
 
     def send(msgs: Iterable[str]) -> None:
         for m in msgs:
-            out.write(m + "\n")
+            out.write(_ascii(m.replace("\n", " ").replace("\r", " ")) + "\n")
         out.flush()
 
     send(session.greeting())
+    threading.Thread(target=reader, name="otep-reader", daemon=True).start()
+    if search is default_search:
+        from . import search as _warm  # noqa: F401  (import now, not on our first clock)
     while not session.done:
         raw = lines.get()
         if raw is None:
             break
-        if raw.strip().lower().startswith("play"):
-            # 'clock' follows 'play' at once: take it into account before thinking
+        if raw.strip().lower().startswith("play") and not session.clock_fresh:
             try:
                 nxt = lines.get(timeout=clock_wait_s)
             except queue.Empty:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine.board import Board
-from engine.otep import (OtepSession, OtepSettings, match_rules, parse_rules_record, simple_move,
+from engine.otep import (OtepSession, OtepSettings, match_rules, parse_rules_record, run_stdio, simple_move,
                          variant_record)
 
 REPO = Path(__file__).resolve().parents[1]
@@ -189,3 +189,218 @@ def test_bestmove_prints_the_move_last_and_reports_bad_input() -> None:
          "--moves", "d1-d3 d3-d1"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2
     assert len(bad.stderr.strip().splitlines()) == 1 and "move 2" in bad.stderr
+
+
+# ---------------------------------------------------------------- OpenTafl's exact messages
+#
+# What OpenTafl's ExternalEngineHost writes, per message (jslater89/OpenTafl,
+# opentafl-engine-protocol.txt and ExternalEngineHost.java):
+#   rules <RulesSerializer record>      entries only where not default; start last
+#   side attackers|defenders            before 'start'; after 'position', the side to move
+#   clock <a-ms>[*] <d-ms>[*] <ot-s> <a-ots> <d-ots>      (a trailing space; '*' = in overtime)
+#   play attackers|defenders            sent right AFTER its clock line (code), spec says before
+#   opponent-move <from-to>[|...] <position>     simple notation by default
+#   move <position>                     confirms our move; 'error <1..4>' refuses it
+#   analyze <number> <seconds>          after 'position', 'side', 'clock'
+#   finish <0..3>, goodbye
+# A position record's FIRST row is rank 1 (Coord y=0 is written "a1"): hand-written below,
+# not produced by our Board, so an orientation mismatch would show.
+
+import re
+from dataclasses import dataclass as _dataclass
+
+#: OpenTafl's own move-record pattern (MoveSerializer.getMoveRegex, simple subset): what it parses
+JAVA_MOVE = re.compile(r"^([tcnkTCNK]?)([a-s][0-9]{1,2})([\^=\-]{1,2})([a-s][0-9]{1,2})"
+                       r"(x[tcnkTCNK]?[a-s][0-9]{1,2}(/[tcnkTCNK]?[a-s][0-9]{1,2}){0,3})?([+|\-]{1,3})?$")
+#: the Copenhagen record exactly as RulesSerializer.getRulesRecord writes it (Copenhagen.java:
+#: attackers first, tfr:w, strong shieldwall, edge forts; every space group at its default)
+OT_COPENHAGEN = ("dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y "
+                 "start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/")
+#: the start after the attackers' d1-d3, written by hand in OpenTafl's row order (rank 1 first)
+AFTER_D1_D3 = "/4tttt3/5t5/3t7/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/"
+
+
+@_dataclass
+class _FakeResult:
+    move: object
+    move_text: str
+    score: int = 12
+    depth: int = 1
+    nodes: int = 1
+    elapsed_s: float = 0.0
+    pv: list = None
+
+
+class RecordingSearch:
+    """Stands in for the search: plays the first legal move and records the time it was given."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.seconds: list[float] = []
+        self.fail = fail
+
+    def __call__(self, board, level, seconds, seed):
+        self.seconds.append(seconds)
+        if self.fail:
+            raise RuntimeError("boom")
+        mv = board.legal_moves[0]
+        return _FakeResult(mv, board.move_to_otn(mv), pv=[board.move_to_otn(mv)])
+
+
+def test_opentafl_copenhagen_record_and_orientation() -> None:
+    assert match_rules(OT_COPENHAGEN) == "copenhagen"
+    relaxed = OT_COPENHAGEN.replace("name:Copenhagen", "name:Copenhagen_(relaxed_shieldwall)") \
+                           .replace("efe:y", "swf:n efe:y")
+    assert match_rules(relaxed) == "copenhagen"
+    # fort piece lists mean nothing without forts (spec and code disagree on dforp's default)
+    assert match_rules(OT_COPENHAGEN.replace("efe:y", "efe:y dforp:TCNK aforre:")) == "copenhagen"
+    for extra in ("spd:2", "spd:1,2,", "cenre:K", "ks:c", "ka:h", "surf:n", "esc:e", "cenh:"):
+        with pytest.raises(ValueError):
+            match_rules(OT_COPENHAGEN.replace("efe:y", "efe:y " + extra))
+    b = Board("copenhagen")
+    b.push(b.parse_move("d1-d3"))
+    assert b.position_otn() == AFTER_D1_D3
+
+
+def test_session_copenhagen_game_as_opentafl_sends_it() -> None:
+    search = RecordingSearch()
+    s = OtepSession(OtepSettings(level="hard"), search)
+    assert s.greeting() == ["hello"]
+    assert s.handle("rules " + OT_COPENHAGEN) == ["status playing copenhagen"]
+    assert s.handle("side defenders") == []
+    assert s.handle("start") == []
+    # OpenTafl: opponent-move, then clock (before play, as its code does), then play
+    assert s.handle(f"opponent-move d1-d3 {AFTER_D1_D3}") == []      # no resync: same orientation
+    assert s.handle("clock 300000 299000 30 3 3 ") == []
+    out = s.handle("play defenders")
+    assert out[-1].startswith("move ") and JAVA_MOVE.match(out[-1][5:])
+    assert sum(1 for line in out if not line.startswith("status")) == 1
+    # 299 s main + 3 x 30 s overtime: (299 - 0.3) / 30 + 0.6 * 30 > the level's 4 s cap
+    assert search.seconds[-1] == pytest.approx(4.0)
+    mine = Board("copenhagen")
+    mine.push(mine.parse_move("d1-d3"))
+    mine.push(mine.parse_move(out[-1][5:]))
+    assert s.handle(f"move {mine.position_otn()}") == []              # confirmation, in step
+    assert s.board.position_otn() == mine.position_otn()
+    # main time nearly gone: the budget follows the clock, far below the level's 4 s
+    attacker = mine.legal_moves[0]
+    simple = mine.move_to_otn(attacker).split("x")[0]       # OpenTafl's simple notation
+    mine.push(attacker)
+    assert s.handle(f"opponent-move {simple} {mine.position_otn()}") == []
+    assert s.board.position_otn() == mine.position_otn()
+    s.handle("clock 280000 3000 0 0 0 ")
+    s.handle("play defenders")
+    assert 0.05 <= search.seconds[-1] <= (3.0 - 0.3) / 30 + 1e-9
+    # in overtime ('*'): 5 s left of the period, never more than 60 % of it
+    s.handle("error 2")                     # refused: OpenTafl re-sends opponent-move, clock, play
+    assert s.handle(f"opponent-move {simple} {mine.position_otn()}") == []   # already known
+    s.handle("clock 280000 5000* 10 3 2 ")
+    out = s.handle("play defenders")
+    assert out[-1].startswith("move ")
+    assert search.seconds[-1] <= 0.6 * 5.0
+    assert s.board.position_otn() == mine.position_otn()              # the refused move not played
+    assert s.handle("finish 3") == [] and s.finished
+    assert s.handle("goodbye") == [] and s.done
+
+
+def test_session_clock_after_play_and_search_failure_still_answer_a_move() -> None:
+    s = OtepSession(OtepSettings(level="hard", think_s=2.0), RecordingSearch(fail=True))
+    s.handle("rules " + OT_COPENHAGEN)
+    s.handle("side attackers")
+    s.handle("start")
+    out = s.handle("play attackers")        # the search raises: a legal move all the same
+    assert out[-1].startswith("move ") and Board("copenhagen").is_legal(
+        Board("copenhagen").parse_move(out[-1][5:]))
+    assert any("search failed" in line for line in out)
+
+
+def test_session_analysis_as_opentafl_requests_it() -> None:
+    search = RecordingSearch()
+    s = OtepSession(OtepSettings(level="hard"), search)
+    s.handle("rules " + OT_COPENHAGEN)
+    # OpenTafl's analyzePosition: position, side (the side TO MOVE), clock, analyze
+    s.handle(f"position {AFTER_D1_D3}")
+    s.handle("side defenders")
+    s.handle("clock 300000 300000 30 3 3 ")
+    out = s.handle("analyze 5 30")
+    assert len(out) == 1 and out[0].startswith("analysis ")
+    parts = out[0][len("analysis "):].split(" ")
+    assert len(parts) % 2 == 1 and int(parts[0]) == (len(parts) - 1) // 2 >= 1   # Java's check
+    float(parts[2])                                                  # Double.parseDouble
+    for mv in parts[1].split("|"):
+        assert JAVA_MOVE.match(mv)
+    board = Board.from_otn("copenhagen", AFTER_D1_D3, turn="defenders")
+    assert board.is_legal(board.parse_move(parts[1].split("|")[0]))
+    assert search.seconds[-1] <= 30
+
+
+def test_run_stdio_takes_the_clock_sent_before_play_and_writes_only_protocol_lines() -> None:
+    import io
+
+    search = RecordingSearch()
+    feed = io.StringIO("rules " + OT_COPENHAGEN + "\nside attackers\nstart\n"
+                       "clock 60000 60000 0 0 0 \nplay attackers\ndump 3\ngoodbye\n")
+    out = io.StringIO()
+    assert run_stdio(OtepSettings(level="hard"), feed, out, search=search, clock_wait_s=5.0) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "hello"
+    assert search.seconds == [pytest.approx((60.0 - 0.3) / 30)]
+    moves = [line for line in lines if line.startswith("move ")]
+    assert len(moves) == 1 and JAVA_MOVE.match(moves[0][5:])
+    for line in lines:
+        assert line.split(" ")[0] in ("hello", "status", "move", "error", "analysis")
+        assert line.isascii()
+
+
+def test_otep_subprocess_copenhagen_attackers_with_clock_and_analysis() -> None:
+    eng = Engine("otep", "--level", "hard", "--time", "0.3")
+    try:
+        assert eng.expect("hello") == "hello"
+        eng.send("rules " + OT_COPENHAGEN)
+        eng.send("side attackers")
+        eng.send("start")
+        board = Board("copenhagen")
+        for _ in range(2):
+            eng.send("clock 120000 120000 10 1 1 ")
+            eng.send("play attackers")
+            text = eng.expect("move ", timeout=30).split(" ", 1)[1]
+            assert JAVA_MOVE.match(text)
+            board.push(board.parse_move(text))
+            eng.send(f"move {board.position_otn()}")
+            reply = board.legal_moves[len(board.legal_moves) // 2]
+            eng.send(f"opponent-move {board.move_to_otn(reply).split('x')[0]} "
+                     f"{(board.push(reply), board.position_otn())[1]}")
+        eng.send("finish 0")
+        eng.send("goodbye")
+        assert eng.close() == 0
+        # a separate analysis engine, as OpenTafl runs one
+        ana = Engine("otep", "--level", "hard", "--time", "0.3")
+        try:
+            ana.expect("hello")
+            ana.send("rules " + OT_COPENHAGEN)
+            ana.send(f"position {board.position_otn()}")
+            ana.send(f"side {board.turn.value}")
+            ana.send("clock 120000 120000 10 1 1 ")
+            ana.send("analyze 5 2")
+            parts = ana.expect("analysis", timeout=30).split(" ")[1:]
+            assert len(parts) % 2 == 1 and float(parts[2]) == float(parts[2])
+            assert board.is_legal(board.parse_move(parts[1].split("|")[0]))
+            ana.send("goodbye")
+            assert ana.close() == 0
+        finally:
+            if ana.proc.poll() is None:
+                ana.proc.kill()
+    finally:
+        if eng.proc.poll() is None:
+            eng.proc.kill()
+
+
+def test_session_still_moves_when_our_board_thinks_the_game_is_over() -> None:
+    """Our repetition rule is stricter than OpenTafl's tfr:w: OpenTafl may still ask for a move."""
+    search = RecordingSearch()
+    s = OtepSession(OtepSettings(level="hard"), search)
+    s.handle("rules " + OT_COPENHAGEN)
+    s.handle("side attackers")
+    s.board.outcome = lambda: "over"        # what a repetition loss on our side looks like
+    out = s.handle("play attackers")
+    assert out[-1].startswith("move ")
+    assert Board("copenhagen").is_legal(Board("copenhagen").parse_move(out[-1][5:]))
