@@ -2,7 +2,8 @@
 
 Usage:
     python bench/selfplay.py --variant copenhagen --a hard --b medium --games 40 \
-        [--time-a 1.0] [--time-b 1.0] [--jobs 2] [--max-plies 200] [--random-plies 2]
+        [--time-a 1.0] [--time-b 1.0] [--nodes-a N] [--nodes-b N] [--jobs 2]
+        [--depth-a D] [--depth-b D] [--noise-a X] [--noise-b X] [--max-plies 200] [--random-plies 2]
 
 Games come in pairs: the same opening (``--random-plies`` random moves drawn
 from the pair's seed, so pairs differ) is played once with A attacking and
@@ -10,6 +11,11 @@ once with B attacking, which cancels most of the side bias of tafl. A game
 still going after ``--max-plies`` is scored a draw (adjudication). The score
 is A's points (win 1, draw 1/2) over the games played, with a 95 % interval
 from the normal approximation of the per-game scores.
+
+Node caps (``--nodes-a/--nodes-b`` with a large ``--time-a/--time-b``) make a
+match exactly reproducible whatever the machine's load; ``--depth-*`` and
+``--noise-*`` try another definition of a level for one match, before a
+default in engine/levels.py is changed.
 
 Without arguments (as bench/run_all.py calls it) it plays a short demo match.
 """
@@ -47,6 +53,7 @@ def play_game(args: tuple) -> GameResult:
     (index, variant, options, level_a, level_b, time_a, time_b, max_plies,
      random_plies, seed, a_attacks) = args[:11]
     nodes_a, nodes_b = (args[11], args[12]) if len(args) > 12 else (None, None)
+    over_a, over_b = (args[13], args[14]) if len(args) > 14 else ({}, {})
     board = Board(variant, options=options)
     rng = random.Random(seed)
     for _ in range(random_plies):
@@ -60,6 +67,8 @@ def play_game(args: tuple) -> GameResult:
         la = replace(la, max_nodes=nodes_a)
     if nodes_b:
         lb = replace(lb, max_nodes=nodes_b)
+    la = replace(la, **over_a) if over_a else la
+    lb = replace(lb, **over_b) if over_b else lb
     spent = {True: 0.0, False: 0.0}
     ply = 0
     while board.outcome() is None and ply < max_plies:
@@ -112,6 +121,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--nodes-a", type=int, default=None,
                    help="node budget per move for A (a load-independent strength; use a large --time-a)")
     p.add_argument("--nodes-b", type=int, default=None, help="node budget per move for B")
+    p.add_argument("--depth-a", type=int, default=None,
+                   help="override A's max_depth (try a level definition before changing the defaults)")
+    p.add_argument("--depth-b", type=int, default=None, help="override B's max_depth")
+    p.add_argument("--noise-a", type=float, default=None, help="override A's noise")
+    p.add_argument("--noise-b", type=float, default=None, help="override B's noise")
     p.add_argument("--max-plies", type=int, default=200)
     p.add_argument("--random-plies", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
@@ -125,17 +139,20 @@ def main(argv: list[str] | None = None) -> int:
         options[key.strip()] = value.strip()
     get_level(args.a)
     get_level(args.b)
+    over_a = _overrides(args.depth_a, args.noise_a)
+    over_b = _overrides(args.depth_b, args.noise_b)
     pairs = (args.games + 1) // 2
     tasks = []
     for i in range(pairs):
         seed = args.seed * 7919 + i * 104729
         for a_attacks in (True, False):
             tasks.append((len(tasks), args.variant, options, args.a, args.b, args.time_a, args.time_b,
-                          args.max_plies, args.random_plies, seed, a_attacks, args.nodes_a, args.nodes_b))
+                          args.max_plies, args.random_plies, seed, a_attacks, args.nodes_a, args.nodes_b,
+                          over_a, over_b))
     print(f"{args.variant} {options or ''}: {args.a} (A, {args.time_a or get_level(args.a).time_s}s"
-          f"{f', {args.nodes_a} nodes' if args.nodes_a else ''}) vs "
+          f"{f', {args.nodes_a} nodes' if args.nodes_a else ''}{_describe(over_a)}) vs "
           f"{args.b} (B, {args.time_b or get_level(args.b).time_s}s"
-          f"{f', {args.nodes_b} nodes' if args.nodes_b else ''}), {len(tasks)} games, "
+          f"{f', {args.nodes_b} nodes' if args.nodes_b else ''}{_describe(over_b)}), {len(tasks)} games, "
           f"max {args.max_plies} plies, {args.random_plies} random opening plies", flush=True)
     t0 = time.perf_counter()
     results: list[GameResult] = []
@@ -163,6 +180,24 @@ def main(argv: list[str] | None = None) -> int:
           f"score {mean:.3f}  95% interval [{lo:.3f}, {hi:.3f}]  "
           f"median plies {plies[len(plies) // 2]}  wall {time.perf_counter() - t0:.0f}s")
     return 0
+
+
+def _overrides(depth: int | None, noise: float | None) -> dict:
+    """Level fields replaced for this match only (the defaults stay as they are)."""
+    out: dict = {}
+    if depth is not None:
+        if depth < 1:
+            raise SystemExit(f"depth must be >= 1, got {depth}")
+        out["max_depth"] = depth
+    if noise is not None:
+        if noise < 0:
+            raise SystemExit(f"noise must be >= 0, got {noise}")
+        out["noise"] = noise
+    return out
+
+
+def _describe(over: dict) -> str:
+    return "".join(f", {k}={v}" for k, v in over.items())
 
 
 def _report_game(r: GameResult) -> None:

@@ -10,7 +10,8 @@ Squares are ints `rank * size + file` (a1 = 0). Piece codes inside: 0 empty,
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from . import otn as _otn
 from .rules import Rules, rules_for
@@ -25,6 +26,24 @@ _DEF_WIN_FORT = Outcome(Side.DEFENDERS, "edge_fort")
 _ATT_WIN_ENCIRCLE = Outcome(Side.ATTACKERS, "encirclement")
 _ATT_WIN_REPEAT = Outcome(Side.ATTACKERS, "repetition")
 _DRAW_REPEAT = Outcome(None, "repetition")
+
+
+
+@dataclass(frozen=True)
+class BitMasks:
+    """The masks a bitboard reader needs (bit ``sq`` = square ``sq``, a1 = bit 0).
+
+    ``full``: every square; ``edge``: the edge squares; ``not_file_a`` /
+    ``not_file_last``: every square but the first / last file, to mask a shift
+    by one file so a line does not wrap onto the next rank.
+    """
+
+    size: int
+    full: int
+    edge: int
+    not_file_a: int
+    not_file_last: int
+
 
 # Undo record fields (a tuple, for speed): move, piece code, captures ((sq, code), ...),
 # previous hash, previous recorded end, events (tuple of str).
@@ -83,6 +102,7 @@ class Board:
         self._twice = 0
         self._stack: list[tuple] = []
         self._witness = 0       # encirclement hint: a defender's path to the edge (see _is_encircled)
+        self._nulls = 0         # passes on the board (push_null), the search's null moves
         self._end: Outcome | None = self._static_end()
 
     def _static_end(self) -> Outcome | None:
@@ -169,7 +189,65 @@ class Board:
         b._stack = list(self._stack)
         b._end = self._end
         b._witness = self._witness
+        b._nulls = self._nulls
         return b
+
+    # ------------------------------------------------------ search interface
+    # The search reads the position millions of times per move; these give it
+    # the board's own state without copies, and without reaching into fields.
+
+    @property
+    def cells(self) -> Sequence[int]:
+        """The square codes (0 empty, 1 attacker, 2 defender, 3 king), index = square.
+
+        A live, read-only view: the same list is updated in place by push/pop
+        (no copy per call, which the search could not afford). Never write to it.
+        """
+        return self._sq
+
+    def repetitions_of(self, key: int) -> int:
+        """How often the position with Zobrist hash `key` has occurred in this game so far."""
+        return self._rep.get(key, 0)
+
+    def push_null(self) -> None:
+        """The side to move passes (the search's null move; no tafl rule allows it).
+
+        Only the side to move and the hash change; moves pushed on top are
+        taken back with pop() as usual, then the pass with pop_null().
+        """
+        if self._end is not None:
+            raise ValueError("the game is over: there is no move to pass")
+        self._turn = 3 - self._turn
+        self._hash ^= ZOBRIST_SIDE
+        self._nulls += 1
+
+    def pop_null(self) -> None:
+        """Takes back the last push_null (the moves pushed after it must be popped first)."""
+        if not self._nulls:
+            raise ValueError("no null move to take back")
+        self._turn = 3 - self._turn
+        self._hash ^= ZOBRIST_SIDE
+        self._nulls -= 1
+
+    def bitboard(self, side: Side) -> int:
+        """The squares of `side`'s pieces as a bitboard (the king counts for the defenders)."""
+        return self._bb[SIDE_CODE[side]]
+
+    @property
+    def bit_masks(self) -> BitMasks:
+        """The masks to read and shift this board's bitboards."""
+        t = self._t
+        return BitMasks(t.n, t.full, t.edge_mask, t.not_file_a, t.not_file_last)
+
+    def defender_edge_reach(self) -> int:
+        """Edge squares the defenders (king included) could reach through squares free of attackers.
+
+        The encirclement measure: Copenhagen's and York's encirclement win is
+        this number being zero (with every defender inside).
+        """
+        t = self._t
+        region = self._flood(self._bb[2], t.full & ~self._bb[1])
+        return (region & t.edge_mask).bit_count()
 
     def __getstate__(self) -> dict:
         """Pickles without the lookup tables (they are rebuilt from the rules, and are big)."""

@@ -21,7 +21,7 @@ The terms:
   corner escape also the squares next to a corner (a king there walks into the
   corner next move and nothing can stop him: the corner cannot be occupied and
   a king on the edge cannot be boxed on four sides). ``route1`` = targets the
-  king reaches in one move along a free line (defenders to move with a route
+  king reaches in one move along a free line, at most one per line (defenders to move with a route
   have won; attackers to move facing two routes can block only one);
   ``forks`` = squares the king reaches in one move from which two or more
   targets are open (the defenders to move win by going there; the attackers
@@ -234,12 +234,19 @@ def king_routes(cells: Sequence[int], king: int, geo: Geometry) -> tuple[int, in
     forks = 0
     freedom = 0
     for line in rays[king]:
+        line_open = False
         for sq in line:
             if cells[sq] or sq in blocked:
                 break
             freedom += 1
             if sq in targets:
-                one.add(sq)
+                # one route per line: along an edge the square next to the
+                # corner and the corner itself lie on the same line, and one
+                # blocker nearer the king shuts both (counting them as two
+                # routes made every edge approach look unstoppable)
+                if not line_open:
+                    one.add(sq)
+                    line_open = True
                 continue
             # second move from sq (the line back to the king is closed by him)
             here = 0

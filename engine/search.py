@@ -45,10 +45,8 @@ from .levels import Level, get_level
 from .timecontrol import Deadline, SearchTimeout
 from .types import Move
 
-try:  # the side-to-move key of the rules engine's Zobrist hashing (for null moves)
-    from .tables import ZOBRIST_SIDE
-except ImportError:  # pragma: no cover - another board without it: no null moves
-    ZOBRIST_SIDE = 0
+from .types import Side
+
 NULL_R = 2
 
 INF = 10 * WIN
@@ -64,11 +62,11 @@ TT_LIMIT = 1_500_000
 def board_cells(board: Any) -> Sequence[int]:
     """The board's square codes (0 empty, 1 attacker, 2 defender, 3 king), index = square.
 
-    The rules engine keeps them in its mailbox list ``_sq`` (updated in place by
-    push/pop), which the search reads without copying; any other board falls
-    back to the public ``pieces()``.
+    The rules engine's ``Board.cells`` is a live read-only view (updated in
+    place by push/pop), which the search reads without copying; any other
+    board falls back to the public ``pieces()``.
     """
-    cells = getattr(board, "_sq", None)
+    cells = getattr(board, "cells", None)
     if cells is not None:
         return cells
     n = board.size
@@ -80,8 +78,8 @@ def board_cells(board: Any) -> Sequence[int]:
 
 
 def _cells_getter(board: Any) -> Callable[[], Sequence[int]]:
-    if getattr(board, "_sq", None) is not None:
-        return lambda: board._sq
+    if getattr(board, "cells", None) is not None:
+        return lambda: board.cells
     return lambda: board_cells(board)
 
 
@@ -169,9 +167,8 @@ class Searcher:
         else:
             self.end = board.outcome
         self.no_move_loses = getattr(rules, "no_move_loses", True)
-        rep_table = getattr(board, "_rep", None)
-        if rep_table is not None:
-            self.reps: Callable[[int], int] = lambda h: rep_table.get(h, 0)
+        if hasattr(board, "repetitions_of"):
+            self.reps: Callable[[int], int] = board.repetitions_of
         else:
             self.reps = lambda h: board.repetitions() if h == board.zobrist_hash() else 0
         self.repetition_draw = getattr(rules, "repetition", "draw") == "draw"
@@ -192,22 +189,17 @@ class Searcher:
         # history[1 attackers / 0 defenders][from * n2 + to]
         self.history: list[list[int]] = [[0] * (self.n2 * self.n2), [0] * (self.n2 * self.n2)]
         self.path: list[int] = []
-        # null moves flip the side to move in the board's own state (it has no pass)
-        self.null_ok = all(hasattr(board, a) for a in ("_turn", "_hash", "ply"))
+        # null moves: the board's pass (push_null/pop_null), when it has one
+        self.null_ok = all(hasattr(board, a) for a in ("push_null", "pop_null", "ply"))
         self._null_child = -1
-        self.has_bitboards = all(hasattr(board, a) for a in ("_t", "_bb", "_flood"))
+        self.has_bitboards = all(hasattr(board, a) for a in ("bitboard", "bit_masks", "defender_edge_reach"))
         self.reach_base = _start_reach(board) if self.has_bitboards else 0
         if self.has_bitboards:
-            t = board._t
-            self._not_a, self._not_last, self._full = t.not_file_a, t.not_file_last, t.full
+            masks = board.bit_masks
+            self._not_a, self._not_last, self._full = masks.not_file_a, masks.not_file_last, masks.full
             self._kblocked_mask = sum(1 << sq for sq in self.geo.king_blocked)
             self._targets_mask = sum(1 << sq for sq in self.geo.targets)
 
-    def _null_flip(self) -> None:
-        """Pass: the other side moves in the same position (hash keeps the side bit right)."""
-        b = self.board
-        b._turn = 3 - b._turn
-        b._hash ^= ZOBRIST_SIDE
 
     # ----------------------------------------------------------------- helpers
     def _capture_axes(self) -> list[tuple[tuple[int, int], ...]]:
@@ -402,10 +394,7 @@ class Searcher:
 
     def _reach(self) -> int | None:
         """Edge squares the defenders reach through attacker-free squares (bitboard flood)."""
-        b = self.board
-        t = b._t
-        region = b._flood(b._bb[2], t.full & ~b._bb[1])
-        return (region & t.edge_mask).bit_count()
+        return self.board.defender_edge_reach()
 
     def _leaf(self, ply: int) -> int:
         cells = self.cells()
@@ -447,10 +436,10 @@ class Searcher:
     def _route3(self, cells: Sequence[int]) -> int:
         """Targets the king first reaches in exactly three moves (bitboard flood, empty board squares)."""
         b = self.board
-        k = b._king
-        if k < 0:
+        k = b.king_square
+        if k is None:
             return 0
-        occ = b._bb[1] | b._bb[2]
+        occ = b.bitboard(Side.ATTACKERS) | b.bitboard(Side.DEFENDERS)
         empty = self._full & ~occ & ~self._kblocked_mask
         targets = self._targets_mask
         d1 = self._slide(1 << k, empty)
@@ -502,7 +491,7 @@ class Searcher:
             if evaluate_cells(cells, att_now, self.geo, self.weights) >= beta:
                 base = b.ply
                 saved = self._null_child
-                self._null_flip()
+                b.push_null()
                 self._null_child = ply + 1
                 try:
                     score = -self._negamax(depth - 1 - NULL_R, -beta, -beta + 1, ply + 1)
@@ -510,10 +499,10 @@ class Searcher:
                     # interrupted: take back the moves above the pass first, then the pass
                     while b.ply > base:
                         self.pop()
-                    self._null_flip()
+                    b.pop_null()
                     self._null_child = saved
                     raise
-                self._null_flip()
+                b.pop_null()
                 self._null_child = saved
                 if score >= beta:
                     return beta
@@ -788,9 +777,7 @@ def _start_reach(board: Any) -> int:
     rules = board.rules
     if rules not in _START_REACH:
         start = type(board)(rules.variant, rules.options_dict)
-        t = start._t
-        region = start._flood(start._bb[2], t.full & ~start._bb[1])
-        _START_REACH[rules] = (region & t.edge_mask).bit_count()
+        _START_REACH[rules] = start.defender_edge_reach()
     return _START_REACH[rules]
 
 

@@ -50,6 +50,21 @@ def test_king_routes_forks_and_freedom() -> None:
     assert r2 >= 4
 
 
+def test_a_corner_and_the_square_next_to_it_on_one_line_are_one_route() -> None:
+    # King on k4, k5 shut: k3-k2-k1 is one line to the corner; one blocker on
+    # k3 or k2 shuts it, so it is one route (it used to count as two, which made
+    # every edge approach look unstoppable to the attackers)
+    board = Board.from_otn("copenhagen", position(11, "k5 f8 h9", "j9", "k4"), turn="attackers")
+    geo, w = geometry_for(board.rules)
+    r1, _forks, _r2, _freedom = king_routes(board_cells(board), parse_square("k4", 11), geo)
+    assert r1 == 1
+    assert -NEAR_WIN // 2 < evaluate_cells(board_cells(board), True, geo, w) < 0
+    # with k5 open too, the king has two lines (to k1 and k11): two routes
+    open_both = Board.from_otn("copenhagen", position(11, "f8 h9", "j9", "k4"), turn="attackers")
+    r1, *_ = king_routes(board_cells(open_both), parse_square("k4", 11), geo)
+    assert r1 == 2
+
+
 def test_static_wins_are_seen_from_both_sides() -> None:
     board = Board.from_otn("copenhagen", position(11, "c5 d7", "e5", "a5"), turn="defenders")
     geo, w = geometry_for(board.rules)

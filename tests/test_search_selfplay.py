@@ -38,3 +38,18 @@ def test_a_short_selfplay_game_is_scored_for_a() -> None:
         assert result.a_score == 0.5
     else:
         assert (result.a_score == 1.0) == (result.winner == "attackers")
+
+
+def test_level_overrides_for_one_match() -> None:
+    sp = _selfplay()
+    assert sp._overrides(2, None) == {"max_depth": 2}
+    assert sp._overrides(None, 12.5) == {"noise": 12.5}
+    assert sp._overrides(None, None) == {}
+    with pytest.raises(SystemExit):
+        sp._overrides(0, None)
+    with pytest.raises(SystemExit):
+        sp._overrides(None, -1.0)
+    # a game with A's depth overridden runs and is scored like any other
+    result = sp.play_game((0, "tablut", {}, "medium", "easy", 0.2, 0.2, 8, 2, 5, False,
+                           None, None, {"max_depth": 1}, {}))
+    assert result.plies <= 8 + 2 and result.a_score in (0.0, 0.5, 1.0)
