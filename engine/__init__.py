@@ -10,7 +10,9 @@ Beyond the contract, `Board` offers what the search and the kiosk need:
 caused, without the no-legal-move test), `why_illegal(move)` (a one-line
 reason or None), `escape_routes()`, `king_capture_threats()`,
 `captured_counts()`, `repetitions()`, `king_square`, `ply`, and `resume()`
-(play on after an end, for replays). `engine.perft(board, depth)` counts
+(play on after an end, for replays); for the search: `cells`,
+`repetitions_of(hash)`, `push_null()`/`pop_null()`, `bitboard(side)`,
+`bit_masks()` and `defender_edge_reach()`. `engine.perft(board, depth)` counts
 leaves; `engine.replay` checks recorded games; `engine.match` holds York's
 options c and d.
 """
