@@ -182,7 +182,7 @@ def score_games(condition: str, plies: int, seed0: int = 0, first_game: int = 0,
                 learn: bool = True) -> GameScore:
     """Real games, ply by ply, on one foreign scene per game; every move inferred back."""
     from vision.cli import _config
-    from vision.bench import score_ply
+    from vision.bench import recorded_plies, score_ply
     from vision.inference import MoveInferrer
     from vision.localise import NotReadable
     from vision.reader import BoardReader
@@ -206,15 +206,9 @@ def score_games(condition: str, plies: int, seed0: int = 0, first_game: int = 0,
                 reader.learn(reader.read(start), board.position_otn())
             except NotReadable:
                 pass
-        for ply, text in enumerate(moves, 1):
-            if res.plies >= plies or board.is_game_over():
+        for ply, text, move, after in recorded_plies(board, moves):
+            if res.plies >= plies:
                 break
-            try:
-                move = board.parse_move(text.split("x")[0])
-            except ValueError:
-                break
-            after = board.copy()
-            after.push(move)
             image = foreign_renderer.render("board-11", after.position_otn(), seed=ply, condition=condition,
                                             config=config, scene_seed=scene)
             wrong = score_ply(reader, inferrer, board, move, after, image, res, learn=learn)

@@ -141,21 +141,31 @@ def run_games(plies: int, condition: str, config: Config | None = None, seed0: i
         pieces = lambda b: {sq: p.value for sq, p in b.pieces().items()}  # noqa: E731
         seed = seed0 + game_no * 1000
         camera = render_frame(pieces(board), "board-11", seed=seed, condition=condition, config=config).camera
-        for ply, text in enumerate(moves, 1):
-            if res.plies >= plies or board.is_game_over():
+        for ply, _text, move, after in recorded_plies(board, moves):
+            if res.plies >= plies:
                 break
-            try:
-                move = board.parse_move(text.split("x")[0])
-            except ValueError:
-                break
-            if not board.is_legal(move):
-                break
-            after = board.copy()
-            after.push(move)
             frame = render_frame(pieces(after), "board-11", seed=seed + ply, condition=condition, config=config,
                                  camera=camera)
             score_ply(reader, inferrer, board, move, after, frame.image, res)
     return res
+
+
+def recorded_plies(board, moves: list[str]):
+    """(ply, text, move, board after it) for each recorded move in turn, while it parses
+    and is legal on `board` and the game is not over. The caller plays the move on
+    `board` before asking for the next one (score_ply does)."""
+    for ply, text in enumerate(moves, 1):
+        if board.is_game_over():
+            return
+        try:
+            move = board.parse_move(text.split("x")[0])
+        except ValueError:
+            return
+        if not board.is_legal(move):
+            return
+        after = board.copy()
+        after.push(move)
+        yield ply, text, move, after
 
 
 def score_ply(reader: BoardReader, inferrer, board, move, after, image: np.ndarray, res,
