@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 
 #: a ponder stops after this long even if nobody asks (the visitor walked away);
-#: it also bounds the table it fills (about 20k entries a second in pure Python)
+#: it also bounds the memory its transposition table takes
 PONDER_MAX_S = 60.0
 #: levels searching no deeper than this gain nothing from pondering
 PONDER_MIN_DEPTH = 3
@@ -99,32 +99,54 @@ def ponder(variant: str, options: dict[str, str], moves: list[str], level: dict[
     return Pondered(guess.move_text, answer.move_text, answer.depth)
 
 
+@dataclass(frozen=True)
+class Job:
+    """One message to the search process (picklable)."""
+
+    kind: str                       # "move" (answer it) or "ponder" (think until the next message)
+    generation: int                 # the counter's value when it was sent: a newer message stops a ponder
+    variant: str
+    options: dict[str, str]
+    moves: list[str]                # the game so far, OTN, from the variant's start
+    level: dict[str, Any]
+    seed: int
+    request_id: int = 0             # move: the id its reply carries
+    max_s: float = PONDER_MAX_S     # ponder: give up after this long
+
+    @property
+    def game(self) -> tuple:
+        return self.variant, tuple(sorted(self.options.items()))
+
+
 def _worker(requests: "mp.Queue[Any]", replies: "mp.Queue[Any]", generation: Any) -> None:
     parent = os.getppid()
-    tables: dict[tuple, dict] = {}        # (variant, options) -> transposition table
+    tables: dict[tuple, dict] = {}        # Job.game -> transposition table
+    plies: dict[tuple, int] = {}          # Job.game -> length of the game last asked about
     while True:
         try:
-            item = requests.get(timeout=1.0)
+            job = requests.get(timeout=1.0)
         except queue.Empty:
             if os.getppid() != parent:
                 return          # the kiosk died (a power cut, a kill): do not linger as an orphan
             continue
-        if item is None:
+        if job is None:
             return
-        kind, gen, body = item
-        variant, options = (body[0], body[1]) if kind == "ponder" else (body[1], body[2])
-        tt = tables.setdefault((variant, tuple(sorted(options.items()))), {})
-        if kind == "ponder":
+        if len(job.moves) < plies.get(job.game, 0):
+            tables.pop(job.game, None)    # a new game: the old one's table is only memory now
+        plies[job.game] = len(job.moves)
+        tt = tables.setdefault(job.game, {})
+        if job.kind == "ponder":
             try:
-                ponder(*body[:5], tt=tt, interrupted=lambda: generation.value != gen, max_s=body[5])
+                ponder(job.variant, job.options, job.moves, job.level, job.seed, tt,
+                       interrupted=lambda: generation.value != job.generation, max_s=job.max_s)
             except Exception:   # noqa: BLE001 - a failed ponder costs nothing but its time
                 tt.clear()
             continue
-        request_id = body[0]
         try:
-            replies.put((request_id, search_move(*body[1:], tt=tt), None))
+            move = search_move(job.variant, job.options, job.moves, job.level, job.seed, tt=tt)
+            replies.put((job.request_id, move, None))
         except Exception as exc:  # noqa: BLE001 - reported to the controller, which decides
-            replies.put((request_id, None, f"{type(exc).__name__}: {exc}"))
+            replies.put((job.request_id, None, f"{type(exc).__name__}: {exc}"))
 
 
 class EngineWorker:
@@ -158,8 +180,7 @@ class EngineWorker:
         if level not in self.levels:
             raise ValueError(f"unknown level {level!r}; known: {', '.join(self.levels)}")
         self._latest = request_id
-        self._send("move", (request_id, variant, dict(options), list(moves_otn), self.levels[level],
-                            self._next_seed()))
+        self._send("move", variant, options, moves_otn, level, request_id=request_id)
 
     def ponder(self, variant: str, options: dict[str, str], moves_otn: list[str], level: str) -> None:
         """Think on the visitor's time about the position after `moves_otn` (the visitor to move).
@@ -167,18 +188,16 @@ class EngineWorker:
         Nothing comes back: the next `request()` stops it and profits from it."""
         if not self.pondering or level not in self.levels:
             return
-        self._send("ponder", (variant, dict(options), list(moves_otn), self.levels[level], self._next_seed(),
-                              self.ponder_max_s))
+        self._send("ponder", variant, options, moves_otn, level, max_s=self.ponder_max_s)
 
-    def _next_seed(self) -> int:
+    def _send(self, kind: str, variant: str, options: dict[str, str], moves_otn: list[str], level: str,
+              **extra: Any) -> None:
         self._count += 1
-        return self.seed * 100003 + self._count
-
-    def _send(self, kind: str, body: tuple) -> None:
         with self._generation.get_lock():
             self._generation.value += 1
             gen = self._generation.value
-        self._requests.put((kind, gen, body))
+        self._requests.put(Job(kind, gen, variant, dict(options), list(moves_otn), self.levels[level],
+                               self.seed * 100003 + self._count, **extra))
 
     def poll(self) -> tuple[int, str] | None:
         while True:

@@ -140,3 +140,28 @@ def test_captured_piece_left_on_board_is_parked_by_robot(tmp_path):
     assert all(sq not in rig.world.square_pieces() or sq == rig.ctrl.view().last_move.to_sq
                for sq in captured)
     assert rig.world.square_pieces() == rig.ctrl.view().board.pieces()
+
+
+class PonderingEngine(InstantEngine):
+    """InstantEngine that also records what the controller asked it to ponder."""
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.pondered: list[tuple[str, list[str], str]] = []
+
+    def ponder(self, variant, options, moves_otn, level) -> None:
+        self.pondered.append((variant, list(moves_otn), level))
+
+
+def test_the_engine_ponders_on_each_visitor_turn_with_the_game_so_far(tmp_path):
+    rig = Rig(tmp_path, seed=5)
+    rig.engine = PonderingEngine(5)
+    rig.ctrl = rig.make()
+    rig.ctrl.start_game("copenhagen", {}, Side.DEFENDERS, "hard")      # the robot opens
+    rig.run_until({"visitor_turn"})
+    board = rig.ctrl.view().board
+    assert rig.engine.pondered == [("copenhagen", [m.otn(11) for m in board.move_stack], "hard")]
+    assert len(board.move_stack) == 1
+    rig.visitor_random_move()
+    rig.run_until({"visitor_turn", "game_over"})
+    assert len(rig.engine.pondered) == 2 and len(rig.engine.pondered[1][1]) == 3
