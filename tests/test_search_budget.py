@@ -50,9 +50,9 @@ def test_an_interrupted_search_restores_the_board_exactly(step: float) -> None:
     board = Board("copenhagen")
     for m in ("d1-d3", "f4-c4", "h1-h3", "d6-d5"):
         board.push(board.parse_move(m))
-    before = (board.position_otn(), board.zobrist_hash(), board.turn, board.ply, dict(board._rep))
+    before = (board.position_otn(), board.zobrist_hash(), board.turn, board.ply, _history(board))
     Searcher(board, replace(get_level("hard"), time_s=0.4), seed=3, clock=StepClock(step)).search()
-    assert (board.position_otn(), board.zobrist_hash(), board.turn, board.ply, dict(board._rep)) == before
+    assert (board.position_otn(), board.zobrist_hash(), board.turn, board.ply, _history(board)) == before
 
 
 def test_the_clock_is_read_often_enough() -> None:
@@ -165,3 +165,12 @@ def test_budget_from_an_otep_clock() -> None:
     assert budget_from_clock(GameClock(2.0, True, 30.0, 1), cap_s=10.0) == pytest.approx(0.9)
     with pytest.raises(ValueError):
         parse_otep_clock(["12x", "5"])
+
+
+def _history(board: Board) -> list[tuple[int, int]]:
+    """Every earlier position's hash and repetition count, read by taking the moves back on a copy."""
+    copy, out = board.copy(), []
+    while copy.move_stack:
+        out.append((copy.zobrist_hash(), copy.repetitions()))
+        copy.pop()
+    return out
