@@ -127,3 +127,7 @@ class EnginePort(Protocol):
     def cancel(self) -> None: ...
 
     def stop(self) -> None: ...
+
+    # Optional: `ponder(variant, options, moves_otn, level)` thinks on the
+    # visitor's time until the next request (kiosk/engine_worker.py); the
+    # controller calls it when the port has it.

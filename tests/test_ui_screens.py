@@ -23,6 +23,7 @@ from kiosk.ui.app import KioskApp
 from kiosk.ui.game import split_rects
 from kiosk.ui.board_view import BoardGeometry
 from kiosk.ui.screenshots import StillController, game_view, idle_view
+from tests.ui_helpers import clean_queue, click, count_colour, find_button  # noqa: F401 - clean_queue is an autouse fixture
 
 SECRET = "test-secret"
 PIN = "2468"
@@ -60,33 +61,12 @@ def frame(app, tmp_path, name="frame.png") -> pygame.Surface:
     return pygame.image.load(str(path))
 
 
-def click(pos) -> None:
-    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=tuple(map(int, pos)), button=1))
-    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=tuple(map(int, pos)), button=1))
-
-
 def key(k, unicode="") -> None:
     pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=k, unicode=unicode, mod=0, scancode=0))
 
 
 def button(app, key_name):
-    found = app.current.buttons.find(key_name)
-    assert found is not None, f"no button {key_name!r} on {app.screen_name}: {[b.key for b in app.current.buttons.items]}"
-    return found.rect
-
-
-def count_colour(surface, rect, colour, tolerance=12) -> int:
-    rect = pygame.Rect(rect).clip(surface.get_rect())
-    pixels = pygame.surfarray.pixels3d(surface)[rect.left:rect.right, rect.top:rect.bottom].astype(int)
-    return int((np.abs(pixels - np.array(colour)).max(axis=2) <= tolerance).sum())
-
-
-@pytest.fixture(autouse=True)
-def clean_queue():
-    pygame.display.init()
-    pygame.event.clear()
-    yield
-    pygame.event.clear()
+    return find_button(app, key_name).rect
 
 
 def start_view(visitor=Side.ATTACKERS):

@@ -3,8 +3,7 @@ import pygame
 import pytest
 
 from calibration.config import Config
-from kiosk.ui.app import KioskApp
-from kiosk.ui.screenshots import StillController, _Clock, _shots, idle_view, save_screenshots
+from kiosk.ui.screenshots import _shots, prepared_screens, save_screenshots
 
 
 @pytest.mark.parametrize("size", [(1280, 800), (800, 480)])
@@ -13,12 +12,7 @@ def test_every_button_on_every_screen_is_at_least_20_mm(size):
     config = Config()
     config.kiosk.reward_secret = "s"
     checked = 0
-    for name, prepare in _shots(config):
-        clock = _Clock()
-        app = KioskApp(StillController(idle_view()), config, world=object(), size=size, clock=clock)
-        app.test_clock = clock
-        prepare(app)
-        app.step([])
+    for name, app in prepared_screens(config, size):
         target = app.ctx.layout.target
         for b in app.current.buttons.items:
             assert b.rect.width >= target and b.rect.height >= target, (name, b.key, b.rect, target)

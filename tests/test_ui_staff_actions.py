@@ -17,6 +17,7 @@ from kiosk.ports import GantryEvent
 from kiosk.simworld import SimWorld
 from kiosk.ui.app import KioskApp
 from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry
+from tests.ui_helpers import clean_queue, click, find_button  # noqa: F401 - clean_queue is an autouse fixture
 
 PICTURE_BGR = (40, 180, 250)      # an orange picture: (250, 180, 40) on screen
 
@@ -74,23 +75,8 @@ class StaffRig:
             self.app.step()
 
     def press(self, key: str) -> None:
-        found = self.app.current.buttons.find(key)
-        assert found is not None, f"no button {key!r}: {[b.key for b in self.app.current.buttons.items]}"
-        click(found.rect.center)
+        click(find_button(self.app, key).rect.center)
         self.steps(1)
-
-
-def click(pos) -> None:
-    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=tuple(map(int, pos)), button=1))
-    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=tuple(map(int, pos)), button=1))
-
-
-@pytest.fixture(autouse=True)
-def clean_queue():
-    pygame.display.init()
-    pygame.event.clear()
-    yield
-    pygame.event.clear()
 
 
 def test_jog_buttons_move_the_carriage_and_are_refused_during_a_game(tmp_path):

@@ -22,6 +22,7 @@ from kiosk.ui import palette
 from kiosk.ui.app import KioskApp
 from robot.simulator import GrblSimulator
 from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry
+from tests.ui_helpers import clean_queue, click, count_colour, find_button  # noqa: F401 - clean_queue is an autouse fixture
 from vision.renderer import render_frame
 
 MAX_WAIT_S = 60.0        # a bound so a broken chain fails instead of hanging; not a speed check
@@ -74,30 +75,16 @@ class CalRig:
             self.app.step()
 
     def button(self, key: str):
-        found = self.app.current.buttons.find(key)
-        assert found is not None, f"no button {key!r}: {[b.key for b in self.app.current.buttons.items]}"
-        return found
+        return find_button(self.app, key)
 
     def press(self, key: str) -> None:
-        rect = self.button(key).rect
-        pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=rect.center, button=1))
-        pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=rect.center, button=1))
+        click(self.button(key).rect.center)
         self.steps(1)
 
     def count(self, colour, rect: pygame.Rect | None = None) -> int:
         """Pixels of exactly `colour` in the drawn frame (or in `rect` of it)."""
-        pixels = pygame.surfarray.pixels3d(self.app.surface).astype(int)
-        if rect is not None:
-            pixels = pixels[rect.left:rect.right, rect.top:rect.bottom]
-        return int((np.abs(pixels - np.array(colour)).max(axis=2) == 0).sum())
-
-
-@pytest.fixture(autouse=True)
-def clean_queue():
-    pygame.display.init()
-    pygame.event.clear()
-    yield
-    pygame.event.clear()
+        surface = self.app.surface
+        return count_colour(surface, rect if rect is not None else surface.get_rect(), colour, tolerance=0)
 
 
 def test_board_check_on_a_rendered_frame_shows_a_small_residual(tmp_path, rendered):

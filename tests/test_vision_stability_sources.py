@@ -62,13 +62,7 @@ def test_image_folder_and_video_file(tmp_path, start_frames):
     got = list(frames(ImageFolderSource(tmp_path)))
     assert len(got) == 2 and np.array_equal(got[0][0], still)
     assert isinstance(open_source(str(tmp_path)), ImageFolderSource)
-    video = tmp_path / "clip.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (1280, 720))
-    if not writer.isOpened():
-        pytest.skip("this OpenCV build cannot write MJPG video")
-    for _ in range(5):
-        writer.write(still)
-    writer.release()
+    video = _write_video(tmp_path / "clip.avi", still, 5)
     src = VideoFileSource(video)
     got = list(frames(src))
     assert len(got) == 5 and got[1][1] == pytest.approx(1 / 30)
@@ -78,13 +72,7 @@ def test_image_folder_and_video_file(tmp_path, start_frames):
 def test_camera_reconnects_after_dropping_out(tmp_path, start_frames):
     """A video file stands in for the UVC device: when it runs dry the source reopens it."""
     still, _ = start_frames
-    video = tmp_path / "cam.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (1280, 720))
-    if not writer.isOpened():
-        pytest.skip("this OpenCV build cannot write MJPG video")
-    for _ in range(2):
-        writer.write(still)
-    writer.release()
+    video = _write_video(tmp_path / "cam.avi", still, 2)
     cam = CameraSource(str(video), retry_s=0.0)
     got = [cam.read() for _ in range(6)]
     assert [g is not None for g in got] == [True, True, False, True, True, False]
@@ -112,3 +100,14 @@ def test_renderer_source_follows_the_position():
 
 def test_not_readable_is_an_exception_with_the_reason():
     assert str(NotReadable("too dark")) == "too dark"
+
+
+def _write_video(path, frame, count: int):
+    """An MJPG file of `count` copies of `frame` at 30 fps (skips the test where OpenCV cannot write one)."""
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 30, (frame.shape[1], frame.shape[0]))
+    if not writer.isOpened():
+        pytest.skip("this OpenCV build cannot write MJPG video")
+    for _ in range(count):
+        writer.write(frame)
+    writer.release()
+    return path

@@ -14,6 +14,7 @@ surface on the display and handles the keys (q/Esc quit, s saves a picture).
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
@@ -102,14 +103,17 @@ def draw_board(surface: pygame.Surface, rect: pygame.Rect, reading: Reading | No
             pygame.draw.rect(surface, UNSURE_FRAME, cell_rect, max(2, int(cell) // 12))
 
 
-def compose(frame: WatchFrame, size: int, board_mm: float, window: tuple[int, int] = (1280, 720),
-            font: pygame.font.Font | None = None) -> pygame.Surface:
+@functools.lru_cache(maxsize=4)
+def _font(px: int) -> pygame.font.Font:
+    """pygame's default font at `px`, loaded once (the view is drawn at the camera's frame rate)."""
+    pygame.font.init()
+    return pygame.font.Font(None, px)
+
+
+def compose(frame: WatchFrame, size: int, board_mm: float, window: tuple[int, int] = (1280, 720)) -> pygame.Surface:
     """The whole view for one frame: camera with overlays | board as read, status bar below.
 
     `board_mm` is the playing area's width (squares x pitch), for its outline."""
-    if not pygame.font.get_init():
-        pygame.font.init()
-    font = font or pygame.font.Font(None, 30)
     width, height = window
     out = pygame.Surface(window)
     out.fill((24, 24, 28))
@@ -132,10 +136,9 @@ def compose(frame: WatchFrame, size: int, board_mm: float, window: tuple[int, in
         unsure = int((frame.reading.confidence < UNSURE).sum())
         words += f"   unsure squares: {unsure}"
     words += f"   {frame.fps:.1f} fps"
-    out.blit(font.render(words, True, (255, 255, 255)), (12, area_h + 8))
+    out.blit(_font(30).render(words, True, (255, 255, 255)), (12, area_h + 8))
     if frame.position:
-        small = pygame.font.Font(None, 20)
-        out.blit(small.render(frame.position[:150], True, (255, 255, 255)), (12, area_h + 38))
+        out.blit(_font(20).render(frame.position[:150], True, (255, 255, 255)), (12, area_h + 38))
     return out
 
 
@@ -149,15 +152,11 @@ class WatchWindow:
         self.last: pygame.Surface | None = None
         try:
             pygame.display.init()
-            pygame.font.init()
             self.screen = pygame.display.set_mode(window)
             pygame.display.set_caption("tafl-vision watch")
-            self.font = pygame.font.Font(None, 30)
         except pygame.error as exc:
             self.error = str(exc)
             self.screen = None
-            pygame.font.init()
-            self.font = pygame.font.Font(None, 30)
 
     @property
     def open(self) -> bool:
@@ -165,7 +164,7 @@ class WatchWindow:
 
     def show(self, frame: WatchFrame) -> bool:
         """Draw one frame; False when staff asked to quit."""
-        self.last = compose(frame, self.size, self.board_mm, self.window, self.font)
+        self.last = compose(frame, self.size, self.board_mm, self.window)
         if self.screen is None:
             return True
         self.screen.blit(self.last, (0, 0))

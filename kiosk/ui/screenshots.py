@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pygame
 
@@ -224,12 +224,24 @@ class _Clock:
         return self.now
 
 
+def prepared_screens(config: Any, size: tuple[int, int]) -> Iterator[tuple[str, Any]]:
+    """Every screen the screenshots show, as (name, app) with one frame drawn: for
+    saving them and for the tests that measure every button on every screen."""
+    from kiosk.ui.app import KioskApp
+
+    for name, prepare in _shots(config):
+        clock = _Clock()
+        app = KioskApp(StillController(idle_view()), config, world=object(), size=size, clock=clock)
+        app.test_clock = clock
+        prepare(app)
+        app.step([])
+        yield name, app
+
+
 def save_screenshots(out_dir: str | os.PathLike[str], config: Any,
                      sizes: tuple[tuple[int, int], ...] = ((1280, 800), (800, 480))) -> list[Path]:
     """Render every screen at every size into ``out_dir`` as ``<W>x<H>/<NN-name>.png``; returns the files."""
     from copy import deepcopy
-
-    from kiosk.ui.app import KioskApp
 
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     pygame.display.init()
@@ -245,12 +257,7 @@ def save_screenshots(out_dir: str | os.PathLike[str], config: Any,
     for size in sizes:
         folder = Path(out_dir) / f"{size[0]}x{size[1]}"
         folder.mkdir(parents=True, exist_ok=True)
-        for name, prepare in _shots(config):
-            clock = _Clock()
-            app = KioskApp(StillController(idle_view()), config, world=object(), size=size, clock=clock)
-            app.test_clock = clock
-            prepare(app)
-            app.step([])
+        for name, app in prepared_screens(config, size):
             path = folder / f"{name}.png"
             pygame.image.save(app.surface, str(path))
             written.append(path)

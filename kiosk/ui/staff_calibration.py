@@ -60,6 +60,16 @@ def config_path() -> str:
     return os.environ.get(CONFIG_ENV, DEFAULT_CONFIG_PATH)
 
 
+def run_button(surface: pygame.Surface, ctx: UiContext, body: pygame.Rect, buttons: Any, key: str,
+               label: str, action: Callable[[], None]) -> tuple[pygame.Rect, pygame.Rect]:
+    """A page's "run" button at the top of `body`; returns it and the area left below it for the result."""
+    lay = ctx.layout
+    run = pygame.Rect(body.left, body.top, min(body.width, lay.target * 4), lay.target)
+    draw_button(surface, run, ctx.t(label), lay.font_body, palette.PRIMARY)
+    buttons.add(key, run, action)
+    below = run.bottom + lay.gap * 2
+    return run, pygame.Rect(body.left, below, body.width, body.bottom - below)
+
 class CalibrationPage:
     """The page's state between frames; StaffScreen draws it into its content area."""
 
@@ -139,10 +149,8 @@ class CalibrationPage:
     def draw_board(self, surface: pygame.Surface, ctx: UiContext, body: pygame.Rect, buttons: Any) -> None:
         lay = ctx.layout
         g, T = lay.gap, lay.target
-        run = pygame.Rect(body.left, body.top, min(body.width, T * 4), T)
-        draw_button(surface, run, ctx.t("staff.cal_board_run"), lay.font_body, palette.PRIMARY)
-        buttons.add("cal.board.run", run, lambda: self.run_board_check(ctx))
-        text = pygame.Rect(body.left, run.bottom + g * 2, body.width, body.bottom - run.bottom - g * 2)
+        _, text = run_button(surface, ctx, body, buttons, "cal.board.run", "staff.cal_board_run",
+                             lambda: self.run_board_check(ctx))
         if self.board_error:
             draw_paragraph(surface, self.board_error, text, lay.font_heading, palette.ORANGE)
             return
@@ -260,11 +268,9 @@ class CalibrationPage:
     def draw_selftest(self, surface: pygame.Surface, ctx: UiContext, body: pygame.Rect, buttons: Any) -> None:
         lay = ctx.layout
         g, T = lay.gap, lay.target
-        run = pygame.Rect(body.left, body.top, min(body.width, T * 4), T)
-        draw_button(surface, run, ctx.t("staff.cal_selftest_run"), lay.font_body, palette.PRIMARY)
-        buttons.add("cal.selftest.run", run, lambda: self.run_self_test(ctx))
+        run, rows = run_button(surface, ctx, body, buttons, "cal.selftest.run", "staff.cal_selftest_run",
+                               lambda: self.run_self_test(ctx))
         report = self.selftest
-        rows = pygame.Rect(body.left, run.bottom + g * 2, body.width, body.bottom - run.bottom - g * 2)
         if report is None:
             draw_paragraph(surface, ctx.t("staff.cal_selftest_hint"), rows, lay.font_body, palette.TEXT_DIM)
             return
