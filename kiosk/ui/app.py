@@ -19,6 +19,7 @@ from kiosk.i18n import Texts
 from kiosk.ui import palette
 from kiosk.ui.attract import AttractScreen
 from kiosk.ui.context import ROBOT_STATES, UiContext
+from kiosk.ui.focus import Focus
 from kiosk.ui.game import GameScreen
 from kiosk.ui.layout import Layout
 from kiosk.ui.rewards_screen import RewardsScreen
@@ -49,6 +50,8 @@ class KioskApp:
         self.ctx = UiContext(controller=controller, config=config, texts=texts, layout=Layout.for_size(size),
                              world=world, now=clock())
         self.ctx.navigate = self.navigate
+        self.focus = Focus()
+        self.ctx.focus = self.focus
         self.screens = {screen.name: screen for screen in (AttractScreen(), StartScreen(), GameScreen(), RulesScreen(),
                                                            RewardsScreen(), PinScreen(), StaffScreen())}
         self.current = self.screens["attract"]
@@ -72,6 +75,7 @@ class KioskApp:
             self.ctx.texts.set_language(self.config.kiosk.language
                                         if self.config.kiosk.language in self.ctx.texts.languages else "en")
         self.current = self.screens[name]
+        self.focus.key = None                 # a keyboard user keeps the ring: it lands on the new screen's first button
         self.current.enter(self.ctx, **kwargs)
         self.last_activity = self.ctx.now
 
@@ -99,10 +103,15 @@ class KioskApp:
                 self.last_activity = ctx.now
             if event.type == pygame.FINGERDOWN:
                 continue                              # SDL also sends a mouse event for every touch
+            if self.focus.handle(event, self.current, ctx):
+                continue
             self.current.handle(event, ctx)
         self.check_idle_timeout()
         self.current.update(ctx, dt)
         self.current.draw(self.surface, ctx)
+        on_board = getattr(self.current, "keyboard_on_board", None)
+        if on_board is None or not on_board(ctx):
+            self.focus.draw(self.surface, self.current.buttons, max(3, ctx.layout.gap // 2))
         left = self.countdown_left()
         if left is not None:
             self.draw_countdown(left)

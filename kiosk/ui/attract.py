@@ -87,6 +87,12 @@ class AttractScreen(BaseScreen):
             self.replay.moved_at = ctx.now
         self.taps = []
 
+    def wants_key(self, event: pygame.event.Event, ctx: UiContext) -> bool:
+        """Enter starts a game unless the keyboard focus is on a button (then it presses that)."""
+        focus_shown = ctx.focus is not None and ctx.focus.visible
+        return event.key == pygame.K_F12 or (event.key in (pygame.K_RETURN, pygame.K_SPACE, pygame.K_KP_ENTER)
+                                             and not focus_shown)
+
     def handle(self, event: pygame.event.Event, ctx: UiContext) -> None:
         if event.type == pygame.KEYDOWN and event.key == pygame.K_F12:
             ctx.navigate("pin")

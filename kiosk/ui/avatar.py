@@ -43,7 +43,10 @@ def draw_robot(surface: pygame.Surface, rect: pygame.Rect, phase: float = 0.0, a
                          border_radius=r // 2)
     pygame.draw.line(surface, (160, 170, 180), (cx, head.top), (cx, head.top - r * 0.45), max(2, r // 8))
     light = palette.ORANGE if (phase % 1.0) < 0.5 else (120, 90, 40)
-    pygame.draw.circle(surface, light, (cx, head.top - r * 0.5), max(3, r // 6))
+    bulb = (cx, head.top - r * 0.5)
+    # A dark rim keeps the bulb visible on any card colour (the Hard card is the bulb's own orange).
+    pygame.draw.circle(surface, palette.TEXT_DARK, bulb, max(3, r // 6) + max(2, r // 14))
+    pygame.draw.circle(surface, light, bulb, max(3, r // 6))
     pygame.draw.rect(surface, (150, 165, 180), head, border_radius=r // 3)
     pygame.draw.rect(surface, (90, 105, 120), head, max(2, r // 12), border_radius=r // 3)
     for dx in (-0.45, 0.45):

@@ -50,6 +50,7 @@ class UiContext:
     quit_requested: bool = False
     exit_status: int = 0               # lockdown.STAFF_EXIT_STATUS after staff's "exit to the system"
     staff_unlocked: bool = False
+    focus: Any = None                  # kiosk.ui.focus.Focus: the keyboard focus ring (set by the app)
 
     def t(self, key: str, default: str | None = None, **args: object) -> str:
         return self.texts.get(key, default, **args)
@@ -100,6 +101,17 @@ class UiContext:
             self.controller.clear_board()
         except RuntimeError:
             pass            # the controller moved on between the frame and the touch
+
+    def leave_result(self, where: str, **kwargs: Any) -> None:
+        """After a game's result: clear the board and go on, to a new game ("start") or to "attract".
+
+        ``repeat=True`` with "start" plays the same game, side and level again
+        without asking: "Play again" means this game once more.
+        """
+        self.clear_after_game()
+        if where == "attract":
+            self.rewards.reset()
+        self.navigate(where, **kwargs)
 
     def switch_language(self) -> None:
         self.texts.set_language(self.texts.next_language())

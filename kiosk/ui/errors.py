@@ -113,7 +113,9 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
         fix = dict(getattr(view, "fix_squares", {}) or {})
         size = getattr(getattr(view, "board", None), "size", 11)
         where = ", ".join(square_name(sq, size) for sq, p in sorted(fix.items()) if p is not None) or "?"
-        body = message_text(ctx, view, "errors.place_piece.generic") + " " + ctx.t("errors.place_piece.where", squares=where)
+        many = sum(1 for p in fix.values() if p is not None) > 1
+        body = (message_text(ctx, view, "errors.place_piece.generic") + " "
+                + ctx.t("errors.place_piece.where_many" if many else "errors.place_piece.where", squares=where))
     elif kind == "camera":
         reason = getattr(view, "camera_reason", None)
         body = ctx.t(f"messages.{reason}") if reason and ctx.texts.has(f"messages.{reason}") \

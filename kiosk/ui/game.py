@@ -31,6 +31,9 @@ def side_value(side: Any) -> str | None:
     return None if side is None else str(getattr(side, "value", side))
 
 
+# Outcomes without a winner that are not draws: the visitor (or the idle timeout) stopped the game.
+STOPPED_REASONS = frozenset({"ended", "idle timeout", "abandoned"})
+
 def split_rects(layout: Any) -> tuple[pygame.Rect, pygame.Rect]:
     """The board square on the left and the side panel on the right.
 
@@ -45,6 +48,25 @@ def split_rects(layout: Any) -> tuple[pygame.Rect, pygame.Rect]:
     panel = pygame.Rect(board.right + m * 2, m, layout.width - board.right - m * 3, layout.height - 2 * m)
     return board, panel
 
+
+
+
+def result_title(ctx: UiContext, view: Any) -> tuple[str, tuple[int, int, int]]:
+    """The heading of the result box and its colour: won, lost, a draw, or stopped without a winner."""
+    outcome = view.outcome
+    winner = side_value(outcome.winner)
+    if winner is None and outcome.reason in STOPPED_REASONS:
+        return ctx.t("result.stopped"), palette.SKY_BLUE     # End game: no winner, which is not a draw
+    if winner is None:
+        return ctx.t("result.draw"), palette.SKY_BLUE
+    if winner == side_value(view.visitor_side):
+        return ctx.t("result.you_won"), palette.ORANGE
+    return ctx.t("result.robot_won"), palette.SKY_BLUE
+
+def card_values(match: Any) -> dict[str, str | None]:
+    """The York match card shown at each edge: the last game's cards, else the visitor's own face-up ones."""
+    own = match.cards.visible_cards("visitor") if not match.cards.over and match.cards.cards_placed else {}
+    return {edge: match.last_cards.get(edge) or own.get(edge) for edge in ("north", "east", "south", "west")}
 
 class GameScreen(BaseScreen):
     name = "game"
@@ -61,6 +83,7 @@ class GameScreen(BaseScreen):
         self.pending_stack = 0
         self.reward_recorded = False
         self.new_unlock: str | None = None
+        self.board_focus = True                  # the keyboard drives the board's cursor (else the buttons)
 
     # ---- lifecycle ---------------------------------------------------------------------
     def enter(self, ctx: UiContext, **kwargs: Any) -> None:
@@ -72,6 +95,34 @@ class GameScreen(BaseScreen):
         self.new_unlock = None
         self.pending_since = None
         self.cursor = None
+        self.board_focus = True
+
+    # ---- keyboard: the board's cursor, or the focus ring on the buttons ------------------
+    def keyboard_on_board(self, ctx: UiContext) -> bool:
+        """True while the arrow keys move the cursor on the board (then no focus ring is drawn)."""
+        return self.board_focus and self.can_move(ctx)
+
+    def wants_key(self, event: pygame.event.Event, ctx: UiContext) -> bool:
+        """The board takes arrows, Enter and Escape while it has the keyboard; Tab goes to the buttons."""
+        if not self.keyboard_on_board(ctx):
+            if event.key == pygame.K_ESCAPE and self.confirm is None and self.can_move(ctx):
+                self.board_focus = True           # back from the buttons to the board
+                if ctx.focus is not None:
+                    ctx.focus.visible = False
+                return True
+            return False
+        if event.key == pygame.K_TAB:
+            self.board_focus = False
+            return False                           # the focus ring takes the Tab: first button
+        return event.key in (pygame.K_LEFT, pygame.K_RIGHT, pygame.K_UP, pygame.K_DOWN,
+                             pygame.K_RETURN, pygame.K_KP_ENTER, pygame.K_SPACE, pygame.K_ESCAPE)
+
+    def focus_past_edge(self, direction: tuple[int, int], ctx: UiContext) -> None:
+        """Left from the left-most button returns the keyboard to the board."""
+        if direction == (-1, 0) and self.can_move(ctx):
+            self.board_focus = True
+            if ctx.focus is not None:
+                ctx.focus.visible = False
 
     def update(self, ctx: UiContext, dt: float) -> None:
         view = ctx.view
@@ -161,6 +212,12 @@ class GameScreen(BaseScreen):
             step = {pygame.K_LEFT: (0, -1), pygame.K_RIGHT: (0, 1), pygame.K_UP: (1, 0), pygame.K_DOWN: (-1, 0)}
             if event.key in step:
                 dr, df = step[event.key]
+                if df > 0 and file == size - 1 and ctx.focus is not None:
+                    # Right past the board's edge: on to the buttons beside it.
+                    self.board_focus = False
+                    ctx.focus.visible = False
+                    ctx.focus.move(self.buttons, (1, 0))
+                    return
                 rank = min(size - 1, max(0, rank + dr))
                 file = min(size - 1, max(0, file + df))
                 self.cursor = rank * size + file
@@ -238,7 +295,7 @@ class GameScreen(BaseScreen):
         """York card match: a card by the middle of each edge; face down to a defending visitor
         until the game ends, face up to an attacking one (they are the visitor's own cards)."""
         match = ctx.match
-        own = match.cards.visible_cards("visitor") if not match.cards.over and match.cards.cards_placed else {}
+        values = card_values(match)
         inner, frame = geom.inner, geom.rect
         pad = inner.left - frame.left
         w, h = max(12, int(pad * 0.75)), max(16, int(pad * 0.95))
@@ -249,7 +306,7 @@ class GameScreen(BaseScreen):
         for edge, centre in spots.items():
             card = pygame.Rect(0, 0, w, h)
             card.center = centre
-            value = match.last_cards.get(edge) or own.get(edge)
+            value = values.get(edge)
             if value is None:
                 pygame.draw.rect(surface, palette.BLUE, card, border_radius=3)
                 pygame.draw.rect(surface, palette.WHITE, card.inflate(-4, -4), 1, border_radius=2)
@@ -309,9 +366,11 @@ class GameScreen(BaseScreen):
         draw_text(surface, ctx.t("game.robot"), (bot.centerx, bot.bottom), lay.font_small, anchor="midtop")
         you_side = side_value(view.visitor_side)
         if you_side and view.variant:
+            # Which side is the visitor's, and which pieces: said in words beside "You".
             side_name = ctx.t(f"variants.{view.variant}.{you_side}", f"sides.{you_side}.name")
             mid = pygame.Rect(you.right + g, you.top, bot.left - you.right - 2 * g, av)
-            draw_paragraph(surface, side_name, mid, lay.font_small, palette.TEXT_DIM, align="center", valign="center",
+            text = ctx.t("game.you_play", side=side_name, pieces=ctx.t(f"game.pieces_{you_side}"))
+            draw_paragraph(surface, text, mid, lay.font_small, palette.TEXT, align="left", valign="center",
                            min_size=10)
         if view.outcome is not None:
             status = ctx.t("game.over")
@@ -381,6 +440,14 @@ class GameScreen(BaseScreen):
                                                         "to": square_name(view.last_move.to_sq, size)})
             draw_text(surface, text, (panel.left, y + g), lay.font_small, palette.LAST_MOVE)
             y += lay.font_small + g * 2
+        # York card match: the cards in words at a readable size (the cards on the frame are small).
+        if ctx.match is not None and ctx.match.cards is not None and y + lay.font_small < buttons_top:
+            shown = [f"{ctx.t('match.edge_' + edge)} {value}" for edge, value in card_values(ctx.match).items()
+                     if value is not None]
+            if shown:
+                draw_paragraph(surface, ctx.t("game.cards", cards=", ".join(shown)),
+                               pygame.Rect(panel.left, y + g, panel.width, buttons_top - y - g), lay.font_small,
+                               palette.TEXT, min_size=lay.font_small)
     def draw_buttons(self, surface: pygame.Surface, ctx: UiContext, panel: pygame.Rect) -> int:
         """Rules / Resign / End game along the bottom; returns the top of the button area."""
         lay = ctx.layout
@@ -449,12 +516,7 @@ class GameScreen(BaseScreen):
         view = ctx.view
         outcome = view.outcome
         winner = side_value(outcome.winner)
-        if winner is None:
-            title, colour = ctx.t("result.draw"), palette.SKY_BLUE
-        elif winner == side_value(view.visitor_side):
-            title, colour = ctx.t("result.you_won"), palette.ORANGE
-        else:
-            title, colour = ctx.t("result.robot_won"), palette.SKY_BLUE
+        title, colour = result_title(ctx, view)
         board_rect, panel = split_rects(lay)
         box = pygame.Rect(0, 0, int(board_rect.width * 0.86), int(board_rect.height * 0.62))
         box.center = board_rect.center
@@ -499,7 +561,7 @@ class GameScreen(BaseScreen):
                           lambda: self.next_match_game(ctx)))
         else:
             specs.append(("again", ctx.t("result.play_again"), palette.PRIMARY if not specs else palette.SECONDARY,
-                          lambda: self.leave(ctx, "start")))
+                          lambda: self.leave(ctx, "start", repeat=not in_match)))
         specs.append(("done", ctx.t("result.done"), palette.PANEL_EDGE, lambda: self.leave(ctx, "attract")))
         w = (box.width - lay.gap * (2 + 2 * len(specs))) // len(specs)
         x = box.left + lay.gap * 2
@@ -520,9 +582,5 @@ class GameScreen(BaseScreen):
         ctx.match.next_game()
         ctx.navigate("start", next_game=True)
 
-    def leave(self, ctx: UiContext, where: str) -> None:
-        """After the result: clear the board and go on (a new game or back to attract)."""
-        ctx.clear_after_game()
-        if where == "attract":
-            ctx.rewards.reset()
-        ctx.navigate(where)
+    def leave(self, ctx: UiContext, where: str, **kwargs: Any) -> None:
+        ctx.leave_result(where, **kwargs)

@@ -143,14 +143,11 @@ class RewardsScreen(BaseScreen):
         done = pygame.Rect(again.right + g * 2, again.top, buttons_row.right - again.right - g * 2, T)
         draw_button(surface, again, ctx.t("result.play_again"), lay.font_button, palette.PRIMARY)
         draw_button(surface, done, ctx.t("result.done"), lay.font_button, palette.PANEL_EDGE)
-        self.buttons.add("again", again, lambda: self.leave(ctx, "start"))
+        self.buttons.add("again", again, lambda: self.leave(ctx, "start", repeat=ctx.match is None))
         self.buttons.add("done", done, lambda: self.leave(ctx, "attract"))
 
-    def leave(self, ctx: UiContext, where: str) -> None:
-        ctx.clear_after_game()
-        if where == "attract":
-            ctx.rewards.reset()
-        ctx.navigate(where)
+    def leave(self, ctx: UiContext, where: str, **kwargs: Any) -> None:
+        ctx.leave_result(where, **kwargs)
 
     def draw_emblem(self, surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect, t: float) -> None:
         what = self.new or (ctx.rewards.unlocks.names()[-1] if ctx.rewards.unlocks.names() else "colours")

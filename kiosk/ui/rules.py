@@ -145,6 +145,10 @@ class RulesScreen(BaseScreen):
         self.variant = variant
         self.go(ctx, 0)
 
+    def wants_key(self, event: pygame.event.Event, ctx: UiContext) -> bool:
+        """Left and Right turn the pages (the rule text's "arrow keys"); Up, Down and Tab reach the buttons."""
+        return event.key in (pygame.K_LEFT, pygame.K_RIGHT)
+
     def handle(self, event: pygame.event.Event, ctx: UiContext) -> None:
         if event.type == pygame.KEYDOWN:
             if event.key == pygame.K_RIGHT:

@@ -171,9 +171,10 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
                        announcements=("raichi",)))(app)
         app.ctx.texts.set_language("sv")
 
+    # f8 to f4 jumps over the defenders on f7 and f5: really blocked.
     illegal = game_view(21, state="fix_board", message="illegal_move.blocked",
-                        message_args={"from": "d6", "to": "d9"},
-                        fix_squares={sq("d9"): None, sq("d6"): Piece.DEFENDER})
+                        message_args={"from": "f8", "to": "f4"},
+                        fix_squares={sq("f4"): None, sq("f8"): Piece.DEFENDER})
     place = game_view(22, state="place_piece", message="place_piece.missed_pickup",
                       robot_activity="moving b9 to a9", fix_squares={sq("a9"): Piece.ATTACKER, sq("b9"): None})
     return [

@@ -73,6 +73,13 @@ class PinScreen(BaseScreen):
             self.failures = 0
             self.locked_until = ctx.now + LOCK_S
 
+    def wants_key(self, event: pygame.event.Event, ctx: UiContext) -> bool:
+        """Digits, Backspace and Escape are the PIN's; Enter too unless a keypad button has the focus."""
+        focus_shown = ctx.focus is not None and ctx.focus.visible
+        if event.key in (pygame.K_RETURN, pygame.K_KP_ENTER):
+            return not focus_shown
+        return bool(event.unicode and event.unicode.isdigit()) or event.key in (pygame.K_BACKSPACE, pygame.K_ESCAPE)
+
     def handle(self, event: pygame.event.Event, ctx: UiContext) -> None:
         if event.type == pygame.KEYDOWN:
             if event.unicode and event.unicode.isdigit():
@@ -202,7 +209,7 @@ class StaffScreen(BaseScreen):
         content = pygame.Rect(m, m + T + g * 2, lay.width - 2 * m, lay.height - 2 * m - T - g * 2)
         status_h = lay.font_small
         view = ctx.view
-        state = view.state if view is not None else "?"
+        state = ctx.t(f"staff_states.{view.state}", str(view.state)) if view is not None else "?"
         activity = getattr(view, "robot_activity", "") or ""
         draw_text(surface, ctx.t("staff.state", state=state) + ("   " + activity if activity else "")
                   + ("   " + self.status if self.status else ""),

@@ -68,6 +68,16 @@ class StartScreen(BaseScreen):
             self.page = "level"
             self.try_start(ctx)
             return
+        if kwargs.get("repeat") and ctx.request is not None:
+            # "Play again": the same game, side and level, straight away (no questions again).
+            ctx.match = None
+            self.variant = ctx.request.variant
+            self.side = str(getattr(ctx.request.visitor_side, "value", ctx.request.visitor_side))
+            ctx.request = self.pending = GameRequest(ctx.request.variant, dict(ctx.request.options),
+                                                     ctx.request.visitor_side, ctx.request.level)
+            self.page = "level"
+            self.try_start(ctx)
+            return
         if not kwargs.get("keep_match"):
             ctx.match = None
         variants = installed_variants(ctx.config)
@@ -197,7 +207,8 @@ class StartScreen(BaseScreen):
         lay = ctx.layout
         if self.lots and self.side:
             variant = self.variant or "copenhagen"
-            note = ctx.t("start.side.lots.result", side=ctx.t(f"variants.{variant}.{self.side}", f"sides.{self.side}.name"))
+            note = ctx.t("start.side.lots.result", side=ctx.t(f"variants.{variant}.{self.side}", f"sides.{self.side}.name"),
+                         pieces=ctx.t(f"game.pieces_{self.side}"))
             band = pygame.Rect(area.left, area.top, area.width, lay.font_body + lay.gap * 2)
             pygame.draw.rect(surface, palette.YELLOW, band, border_radius=10)
             draw_text(surface, note, band.center, lay.font_body, palette.TEXT_DARK, anchor="center")

@@ -36,9 +36,19 @@ class Buttons:
     """The buttons drawn in the current frame, in drawing order (last drawn is on top)."""
 
     items: list[Button] = field(default_factory=list)
+    modal_start: int = 0              # buttons before this index lie under an open dialog
 
     def clear(self) -> None:
         self.items.clear()
+        self.modal_start = 0
+
+    def begin_modal(self) -> None:
+        """A dialog is drawn from here on: only the buttons added after this can be touched or focused."""
+        self.modal_start = len(self.items)
+
+    def focusable(self) -> list[Button]:
+        """The buttons a finger or the keyboard can reach now (a dialog's own, when one is open)."""
+        return self.items[self.modal_start:]
 
     def add(self, key: str, rect: pygame.Rect, action: Callable[[], None], enabled: bool = True) -> Button:
         button = Button(key, pygame.Rect(rect), action, enabled)
@@ -46,7 +56,7 @@ class Buttons:
         return button
 
     def at(self, pos: tuple[int, int]) -> Button | None:
-        for button in reversed(self.items):
+        for button in reversed(self.focusable()):
             if button.rect.collidepoint(pos):
                 return button
         return None
