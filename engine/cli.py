@@ -18,7 +18,7 @@ import json
 import sys
 from typing import Sequence
 
-from . import cli_search
+from . import cli_explain, cli_search
 from .board import Board, perft
 from .replay import ReplayError, replay, summary_lines, tokenize
 from .rules import VARIANTS
@@ -180,6 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_replay)
 
     cli_search.add_commands(sub)
+    cli_explain.add_commands(sub)      # explain, hint (engine/reasons.py)
     return parser
 
 
