@@ -229,7 +229,7 @@ class GameController:
             ply=len(self.board.move_stack) if self.board is not None else 0,
             robot_side=self.visitor_side.other if self.visitor_side is not None else None,
             resumed=self.resumed, thinking_since=self.thinking_since,
-            teaching=self.teacher.view(self.engine))
+            teaching=self.teacher.view(self.engine, self.board))
 
     # -------------------------------------------------------------- commands
     def start_game(self, variant: str, options: dict[str, str], visitor_side: Side, level: str) -> None:

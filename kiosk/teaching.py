@@ -137,9 +137,13 @@ class Teacher:
         self.hint = Hint(move, explained.move, explained.reasons, board.ply)
         self.hints_used.append({"ply": board.ply, "move": explained.move})
 
-    def view(self, engine: Any = None) -> TeachingView:
-        return TeachingView(self.robot_reasons, self.robot_ply, self.hint, self._pending is not None,
-                            self.hints_left(), hasattr(engine, "request_hint") if engine is not None else False)
+    def view(self, engine: Any = None, board: Board | None = None) -> TeachingView:
+        """The teaching for the position on `board` (a hint for an earlier position is left out)."""
+        ply = board.ply if board is not None else -1
+        hint = self.hint if self.hint is not None and self.hint.ply == ply else None
+        pending = self._pending is not None and self._pending_ply == ply
+        return TeachingView(self.robot_reasons, self.robot_ply, hint, pending, self.hints_left(),
+                            hasattr(engine, "request_hint") if engine is not None else False)
 
 
 # ---------------------------------------------------------------- sentences
