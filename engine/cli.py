@@ -4,6 +4,7 @@
     tafl-engine moves  --variant V [--option K=V ...] [--position OTN] [--turn T] [--json]
     tafl-engine perft  --variant V --depth N [--option K=V ...] [--position OTN] [--turn T]
     tafl-engine replay --variant V [--option K=V ...] [--continue-past-end] FILE|-
+    tafl-engine explain / hint ...   why a move is good, the best move with why (engine/cli_explain.py)
 
 Exit codes: 0 fine; 1 an illegal move in a replay (the message names the ply
 and why); 2 bad input (position string, option, malformed move, usage), always

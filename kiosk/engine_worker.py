@@ -67,15 +67,18 @@ def search_move(variant: str, options: dict[str, str], moves: list[str], level: 
 
 
 def search_hint(variant: str, options: dict[str, str], moves: list[str], level: dict[str, Any], seed: int,
-                tt: dict | None = None):
-    """The hint for the side to move after `moves`: an engine.reasons.Explained (move and reasons)."""
+                tt: dict | None = None, clock: Callable[[], float] = time.perf_counter):
+    """The hint for the side to move after `moves`: an engine.reasons.Explained (move and reasons).
+
+    `clock` lets a newer message cut the search short (it reads "time is up"): a hint nobody
+    waits for any more must not hold up the robot's move."""
     from engine.reasons import Explained, explain, hint_level
     from engine.search import build_board, search_board
 
     board = build_board(variant, options, moves=moves)
     if board.is_game_over():
         raise ValueError("the game is over: there is no move to suggest")
-    result = search_board(board, hint_level(_level(level)), seed=seed, tt=tt)
+    result = search_board(board, hint_level(_level(level)), seed=seed, tt=tt, clock=clock)
     if result.move is None:
         raise ValueError("no move to suggest")
     return Explained(result.move_text, explain(board, result.move))
@@ -181,8 +184,11 @@ def _worker(requests: "mp.Queue[Any]", replies: "mp.Queue[Any]", generation: Any
             continue
         if job.kind == "hint":
             try:
+                def clock() -> float:
+                    return math.inf if generation.value != job.generation else time.perf_counter()
+
                 reply = HintReply(job.request_id, search_hint(job.variant, job.options, job.moves, job.level,
-                                                              job.seed, tt=tt))
+                                                              job.seed, tt=tt, clock=clock))
             except Exception as exc:  # noqa: BLE001 - reported to the controller, which shows no hint
                 reply = HintReply(job.request_id, None, f"{type(exc).__name__}: {exc}")
             if hints is not None:

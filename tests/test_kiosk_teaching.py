@@ -204,3 +204,21 @@ def test_a_hint_finds_the_win_the_engine_finds():
     position = build_position(11, "h1 j9", "h8", "d1")
     board = Board.from_otn("copenhagen", position, turn=Side.DEFENDERS)
     assert hint(board, "easy").reasons[0].code == "escape"
+
+
+def test_a_hint_nobody_waits_for_does_not_hold_up_the_robots_move():
+    # a hint allowed ten minutes: only the interruption can make the move come back
+    levels = {"slow": {"time_s": 600.0, "max_depth": 64, "noise": 0.0}, **LEVELS}
+    worker = EngineWorker(levels, seed=2, pondering=False)
+    try:
+        worker.request_hint(1, "copenhagen", {}, [], "slow")
+        time.sleep(0.5)
+        worker.request(2, "copenhagen", {}, [], "easy")
+        deadline = time.monotonic() + 60
+        answer = None
+        while answer is None and time.monotonic() < deadline:
+            answer = worker.poll()
+            time.sleep(0.02)
+        assert answer is not None and answer[0] == 2, "the hint search was not cut short"
+    finally:
+        worker.stop()
