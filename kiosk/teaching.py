@@ -175,14 +175,15 @@ def chosen_reasons(reasons: Sequence[Reason], limit: int = SENTENCE_REASONS) -> 
     return [r for r in reasons if r.code != "develops"][:limit] or list(reasons[:1])
 
 
-def reasons_text(texts: Any, voice: str, reasons: Sequence[Reason], size: int) -> str:
+def reasons_text(texts: Any, voice: str, reasons: Sequence[Reason], size: int,
+                 limit: int = SENTENCE_REASONS) -> str:
     """The chosen reasons as one or two short sentences."""
-    return " ".join(reason_sentence(texts, voice, r, size) for r in chosen_reasons(reasons))
+    return " ".join(reason_sentence(texts, voice, r, size) for r in chosen_reasons(reasons, limit))
 
 
-def highlighted_squares(reasons: Sequence[Reason]) -> list[int]:
+def highlighted_squares(reasons: Sequence[Reason], limit: int = SENTENCE_REASONS) -> list[int]:
     """The squares the sentences talk about, to mark on the board."""
     out: list[int] = []
-    for reason in chosen_reasons(reasons):
+    for reason in chosen_reasons(reasons, limit):
         out += [s for s in reason.squares if s not in out]
     return out

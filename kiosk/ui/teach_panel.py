@@ -13,7 +13,7 @@ from typing import Any
 
 import pygame
 
-from kiosk.teaching import Hint, TeachingView, highlighted_squares, reasons_text
+from kiosk.teaching import SENTENCE_REASONS, Hint, TeachingView, highlighted_squares, reasons_text
 from kiosk.ui import palette
 from kiosk.ui.board_view import BoardGeometry, draw_move_arrow, mark_squares, square_name
 from kiosk.ui.widgets import Buttons, draw_button, draw_panel, draw_paragraph, draw_text
@@ -51,10 +51,15 @@ def robot_reasons(view: Any) -> tuple:
     return teach.robot_reasons
 
 
+def said(ctx: Any) -> int:
+    """How many reasons the screen says: one on the 7" panel, where two would need tiny text."""
+    return 1 if ctx.layout.compact else SENTENCE_REASONS
+
+
 def hint_text(ctx: Any, hint: Hint, size: int) -> str:
     move = ctx.t("teach.hint_move", **{"from": square_name(hint.move.from_sq, size),
                                        "to": square_name(hint.move.to_sq, size)})
-    return f"{move} {reasons_text(ctx.texts, 'hint', hint.reasons, size)}".strip()
+    return f"{move} {reasons_text(ctx.texts, 'hint', hint.reasons, size, said(ctx))}".strip()
 
 
 def draw_marks(surface: pygame.Surface, ctx: Any, geom: BoardGeometry) -> None:
@@ -64,12 +69,12 @@ def draw_marks(surface: pygame.Surface, ctx: Any, geom: BoardGeometry) -> None:
     if hint is not None:
         draw_move_arrow(surface, geom, hint.move.from_sq, hint.move.to_sq, HINT_COLOUR)
         squares = [hint.move.from_sq, hint.move.to_sq]
-        squares += [s for s in highlighted_squares(hint.reasons) if s not in squares]
+        squares += [s for s in highlighted_squares(hint.reasons, said(ctx)) if s not in squares]
         mark_squares(surface, geom, squares, HINT_COLOUR, ctx.now)
         return
     reasons = robot_reasons(view)
     if reasons:
-        mark_squares(surface, geom, highlighted_squares(reasons), REASON_COLOUR, ctx.now)
+        mark_squares(surface, geom, highlighted_squares(reasons, said(ctx)), REASON_COLOUR, ctx.now)
 
 
 def draw_box(surface: pygame.Surface, ctx: Any, panel: pygame.Rect, y: int, bottom: int) -> int:
@@ -84,12 +89,13 @@ def draw_box(surface: pygame.Surface, ctx: Any, panel: pygame.Rect, y: int, bott
     hint = current_hint(view)
     if hint is not None:
         text, colour, ink = hint_text(ctx, hint, size), HINT_COLOUR, palette.WHITE
-    elif teach.hint_pending and visitor_to_move(view):
-        text, colour, ink = ctx.t("teach.thinking"), palette.PANEL, palette.TEXT
-    elif robot_reasons(view):
-        text, colour, ink = reasons_text(ctx.texts, "robot", robot_reasons(view), size), palette.PANEL, palette.TEXT
     else:
-        return y
+        lines = [reasons_text(ctx.texts, "robot", robot_reasons(view), size, said(ctx))] if robot_reasons(view) else []
+        if teach.hint_pending and visitor_to_move(view):
+            lines.append(ctx.t("teach.thinking"))       # the robot's reason stays marked meanwhile
+        if not lines:
+            return y
+        text, colour, ink = "\n".join(lines), palette.PANEL, palette.TEXT
     box_h = min(bottom - y - g * 2, lay.font_body * 3 + g * 2)
     if box_h < lay.font_small * 2:
         return y
