@@ -159,10 +159,11 @@ LEVELS = {
 }
 
 
-def _hint_reply(worker: EngineWorker, wait_s: float = 60.0) -> HintReply | None:
+def _wait(poll, wait_s: float = 60.0):
+    """The first answer `poll()` gives within `wait_s` (a bound against hanging, not a speed check)."""
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
-        reply = worker.poll_hint()
+        reply = poll()
         if reply is not None:
             return reply
         time.sleep(0.02)
@@ -176,7 +177,7 @@ def test_the_search_process_answers_a_hint_during_a_ponder_and_keeps_moves_apart
         worker.ponder("copenhagen", {}, opening, "hard")
         time.sleep(0.5)
         worker.request_hint(3, "copenhagen", {}, opening, "hard")
-        reply = _hint_reply(worker)
+        reply = _wait(worker.poll_hint)
         assert reply is not None and reply.hint_id == 3 and reply.error is None, reply
         board = Board("copenhagen")
         for m in opening:
@@ -184,14 +185,10 @@ def test_the_search_process_answers_a_hint_during_a_ponder_and_keeps_moves_apart
         assert board.is_legal(board.parse_move(reply.explained.move.split("x")[0]))
         assert reply.explained.reasons and worker.poll() is None      # no robot move came of it
         worker.request(9, "copenhagen", {}, opening, "hard")          # the robot's move still comes back
-        deadline = time.monotonic() + 60
-        answer = None
-        while answer is None and time.monotonic() < deadline:
-            answer = worker.poll()
-            time.sleep(0.02)
+        answer = _wait(worker.poll)
         assert answer is not None and answer[0] == 9
         worker.request_hint(4, "copenhagen", {}, ["d11-d9", "f4-d4", "zz"], "easy")   # a broken request
-        reply = _hint_reply(worker)
+        reply = _wait(worker.poll_hint)
         assert reply is not None and reply.hint_id == 4 and reply.explained is None and "ValueError" in reply.error
     finally:
         worker.stop()
@@ -214,11 +211,7 @@ def test_a_hint_nobody_waits_for_does_not_hold_up_the_robots_move():
         worker.request_hint(1, "copenhagen", {}, [], "slow")
         time.sleep(0.5)
         worker.request(2, "copenhagen", {}, [], "easy")
-        deadline = time.monotonic() + 60
-        answer = None
-        while answer is None and time.monotonic() < deadline:
-            answer = worker.poll()
-            time.sleep(0.02)
+        answer = _wait(worker.poll)
         assert answer is not None and answer[0] == 2, "the hint search was not cut short"
     finally:
         worker.stop()

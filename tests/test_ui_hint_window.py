@@ -3,8 +3,6 @@ simulator, search process): press Hint, read the suggested move off the rendered
 touch, and find the robot's reason on the screen after its reply and the hint in the game log."""
 from __future__ import annotations
 
-import time
-
 import pygame
 import pytest
 
@@ -15,19 +13,7 @@ from kiosk.ui.app import KioskApp
 from kiosk.ui.game import split_rects
 from kiosk.ui.teach_panel import HINT_COLOUR, REASON_COLOUR
 
-from ui_helpers import click, count_colour, find_button
-
-MAX_WAIT_S = 120.0     # a bound so a broken rig fails instead of hanging; not a speed check
-
-
-def run_until(app, condition, what):
-    deadline = time.monotonic() + MAX_WAIT_S
-    while time.monotonic() < deadline:
-        app.step()
-        if condition(app.ctx.view):
-            return
-        time.sleep(0.01)
-    pytest.fail(f"waited {MAX_WAIT_S:.0f} s for {what}; controller state {app.ctx.view.state}")
+from ui_helpers import click, count_colour, find_button, run_until, start_by_touch
 
 
 def marked_squares(surface: pygame.Surface, geom, colour) -> set[int]:
@@ -53,9 +39,7 @@ def test_press_hint_read_the_move_off_the_screen_and_play_it(tmp_path):
     try:
         app = KioskApp(rig.controller, config, world=rig.world, size=(1280, 800))
         app.step()
-        for key in ("play", "variant.copenhagen", "side.attackers", "level.medium"):
-            click(find_button(app, key).rect.center)
-            app.step()
+        start_by_touch(app, "play", "variant.copenhagen", "side.attackers", "level.medium")
         run_until(app, lambda v: v.state == "visitor_turn", "the robot to set up the board")
         app.step()
         assert find_button(app, "hint").enabled
