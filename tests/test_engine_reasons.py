@@ -266,3 +266,24 @@ def test_the_installed_command_answers_in_a_subprocess():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout) == {"move": "d1-d3", "reasons": [{"code": "develops", "squares": ["d3"]}]}
+
+
+@pytest.mark.parametrize("variant", ["copenhagen", "york", "tablut", "tawlbwrdd"])
+def test_every_reason_over_random_games_of_every_variant_is_true(variant):
+    import random
+
+    rng = random.Random(7)
+    seen = set()
+    for _game in range(3):
+        b = Board(variant)
+        for _ in range(80):
+            moves = b.legal_moves
+            capturing = [m for m in moves if b.captures_of(m)]
+            move = rng.choice(capturing if capturing and rng.random() < 0.5 else moves)
+            for reason in explain(b, move):
+                _check(b, move, reason)
+                seen.add(reason.code)
+            b.push(move)
+            if b.is_game_over():
+                break
+    assert {"captures", "develops"} <= seen, seen

@@ -215,3 +215,25 @@ def test_a_hint_nobody_waits_for_does_not_hold_up_the_robots_move():
         assert answer is not None and answer[0] == 2, "the hint search was not cut short"
     finally:
         worker.stop()
+
+
+def test_hints_in_the_game_log_round_trip_and_a_damaged_entry_is_refused(tmp_path):
+    import json
+
+    from datetime import datetime, timezone
+
+    from kiosk.gamelog import GameRecord, append_game, summary
+
+    when = datetime(2026, 12, 1, 10, 0, tzinfo=timezone.utc)
+    record = GameRecord(variant="copenhagen", visitor_side="attackers", level="medium", result="robot",
+                        reason="resigned", moves=["d1-d3"], started_at=when, ended_at=when,
+                        hints=[{"ply": 0, "move": "d1-d3"}])
+    assert GameRecord.from_json(record.to_json()).hints == [{"ply": 0, "move": "d1-d3"}]
+    append_game(tmp_path, record)
+    assert summary(tmp_path).hints == 1 and "hints: 1 in 1 games" in summary(tmp_path).as_text()
+    data = json.loads(record.to_json())
+    data["hints"] = 3
+    with pytest.raises(ValueError, match="hints"):
+        GameRecord.from_json(json.dumps(data))
+    del data["hints"]                                   # a line written before hints were logged
+    assert GameRecord.from_json(json.dumps(data)).hints == []
