@@ -37,6 +37,7 @@ code                        when                                                
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -185,17 +186,20 @@ def hint_level(level: Level | str) -> Level:
     return replace(lvl, noise=0.0)
 
 
-def hint(board: Board, level: Level | str = "medium", *, seed: int = 0,
-         time_s: float | None = None) -> Explained:
+def hint(board: Board, level: Level | str = "medium", *, seed: int = 0, time_s: float | None = None,
+         tt: dict | None = None, clock: Callable[[], float] | None = None) -> Explained:
     """The best move for the side to move at `level` (engine/search.py), with its reasons.
 
-    Raises ValueError when the game is over.
+    `tt` and `clock` are the search's (a transposition table kept between
+    searches; a clock that can cut the search short). Raises ValueError when
+    the game is over.
     """
     from .search import search_board
 
     if board.outcome() is not None:
         raise ValueError(f"the game is over ({board.outcome().describe()}): no move to suggest")
-    result = search_board(board, hint_level(level), seed=seed, time_s=time_s)
+    extra: dict[str, Any] = {"clock": clock} if clock is not None else {}
+    result = search_board(board, hint_level(level), seed=seed, time_s=time_s, tt=tt, **extra)
     if result.move is None:
         raise ValueError("no move to suggest")
     return Explained(result.move_text, explain(board, result.move))

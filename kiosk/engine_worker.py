@@ -68,20 +68,14 @@ def search_move(variant: str, options: dict[str, str], moves: list[str], level: 
 
 def search_hint(variant: str, options: dict[str, str], moves: list[str], level: dict[str, Any], seed: int,
                 tt: dict | None = None, clock: Callable[[], float] = time.perf_counter):
-    """The hint for the side to move after `moves`: an engine.reasons.Explained (move and reasons).
+    """The hint for the side to move after `moves` (engine.reasons.hint): an Explained, move and reasons.
 
     `clock` lets a newer message cut the search short (it reads "time is up"): a hint nobody
     waits for any more must not hold up the robot's move."""
-    from engine.reasons import Explained, explain, hint_level
-    from engine.search import build_board, search_board
+    from engine.reasons import hint
+    from engine.search import build_board
 
-    board = build_board(variant, options, moves=moves)
-    if board.is_game_over():
-        raise ValueError("the game is over: there is no move to suggest")
-    result = search_board(board, hint_level(_level(level)), seed=seed, tt=tt, clock=clock)
-    if result.move is None:
-        raise ValueError("no move to suggest")
-    return Explained(result.move_text, explain(board, result.move))
+    return hint(build_board(variant, options, moves=moves), _level(level), seed=seed, tt=tt, clock=clock)
 
 
 @dataclass(frozen=True)
