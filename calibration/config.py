@@ -117,13 +117,14 @@ class LevelConfig:
     max_depth: int
     noise: float          # evaluation noise, in the evaluation's units
     blunder_guard: bool = True
+    hints: int = -1       # hints a visitor may ask for per game (-1: as many as wanted; kiosk/teaching.py)
 
 
 def _default_levels() -> dict[str, LevelConfig]:
     return {
-        "easy": LevelConfig(time_s=0.5, max_depth=1, noise=40.0),
-        "medium": LevelConfig(time_s=1.5, max_depth=2, noise=0.0),  # why: engine/levels.py
-        "hard": LevelConfig(time_s=4.0, max_depth=64, noise=0.0),
+        "easy": LevelConfig(time_s=0.5, max_depth=1, noise=40.0, hints=-1),
+        "medium": LevelConfig(time_s=1.5, max_depth=2, noise=0.0, hints=3),  # why: engine/levels.py
+        "hard": LevelConfig(time_s=4.0, max_depth=64, noise=0.0, hints=1),
     }
 
 

@@ -4,6 +4,7 @@
     tafl-engine moves  --variant V [--option K=V ...] [--position OTN] [--turn T] [--json]
     tafl-engine perft  --variant V --depth N [--option K=V ...] [--position OTN] [--turn T]
     tafl-engine replay --variant V [--option K=V ...] [--continue-past-end] FILE|-
+    tafl-engine explain / hint ...   why a move is good, the best move with why (engine/cli_explain.py)
 
 Exit codes: 0 fine; 1 an illegal move in a replay (the message names the ply
 and why); 2 bad input (position string, option, malformed move, usage), always
@@ -18,7 +19,7 @@ import json
 import sys
 from typing import Sequence
 
-from . import cli_search
+from . import cli_explain, cli_search
 from .board import Board, perft
 from .replay import ReplayError, replay, summary_lines, tokenize
 from .rules import VARIANTS
@@ -180,6 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_replay)
 
     cli_search.add_commands(sub)
+    cli_explain.add_commands(sub)      # explain, hint (engine/reasons.py)
     return parser
 
 

@@ -40,6 +40,7 @@ from kiosk.move_reading import VisitorReading, read_visitor_move
 from kiosk.ports import CameraPort, CameraReading, EnginePort, GantryEvent, GantryPort, Slot, Transfer
 from kiosk.reconcile import apply_transfer, diff_squares, reconcile
 from kiosk.states import State, check_transition
+from kiosk.teaching import Teacher, TeachingView
 
 if TYPE_CHECKING:
     import numpy as np
@@ -90,6 +91,7 @@ class ControllerView:
     robot_side: Side | None = None
     resumed: bool = False
     thinking_since: float | None = None
+    teaching: TeachingView = TeachingView()    # kiosk/teaching.py: the robot's reasons, the hint
 
 
 @dataclass
@@ -203,6 +205,7 @@ class GameController:
         self._journal_board_moves: list[str] = []
         self.calibration: object | None = None        # CalibrationStatus of the last staff step
         self._calibration_session = None               # touched on the gantry thread only
+        self.teacher = Teacher.from_config(config)      # teaching: kiosk/teaching.py
         self.resume()
 
     # ------------------------------------------------------------------ view
@@ -225,7 +228,8 @@ class GameController:
             camera_ok=self.camera_ok, camera_reason=self.camera_reason, captured=captured,
             ply=len(self.board.move_stack) if self.board is not None else 0,
             robot_side=self.visitor_side.other if self.visitor_side is not None else None,
-            resumed=self.resumed, thinking_since=self.thinking_since)
+            resumed=self.resumed, thinking_since=self.thinking_since,
+            teaching=self.teacher.view(self.engine, self.board))
 
     # -------------------------------------------------------------- commands
     def start_game(self, variant: str, options: dict[str, str], visitor_side: Side, level: str) -> None:
@@ -241,6 +245,13 @@ class GameController:
                       visitor_side=Side(visitor_side).value, level=level)
         self._load_game(variant, dict(options), Side(visitor_side), level, board)
         self._begin_setup()
+
+    def request_hint(self) -> bool:
+        """Teaching (kiosk/teaching.py): the visitor asks for a hint; the search process answers it
+        and the view shows it. False when no hint can be given now (not the visitor's turn, none left)."""
+        if self.state != State.VISITOR_TURN or self.board is None:
+            return False
+        return self.teacher.request_hint(self.engine, self.board, self.variant, self.options, self._moves_otn())
 
     def resign(self) -> None:
         """The visitor gives up: the robot wins."""
@@ -397,6 +408,7 @@ class GameController:
             self.camera_reason = reading.reason
         for event in self.gantry.poll():
             self._on_gantry(event)
+        self.teacher.poll(self.engine, self.board)          # teaching: an arrived hint
         if self.state == State.THINKING:
             reply = self.engine.poll()
             if reply is not None and reply[0] == self._request:
@@ -443,6 +455,7 @@ class GameController:
         self.leftovers = {}
         self.last_move, self.last_captures, self.announcements = None, (), ()
         self.outcome = None
+        self.teacher.new_game(level)                       # teaching
         self._use_board(variant)
 
     def _use_board(self, variant: str) -> None:
@@ -642,6 +655,7 @@ class GameController:
         otn = self.board.move_to_otn(move)
         self._journal("robot_move", move=otn, captures=list(captures),
                       plan=[t.to_json() for t in plan])
+        self.teacher.robot_moved(self.board, move)         # teaching: why (before it is played)
         self._play(move)
         before = {sq: p for sq, p in self._board_before_last().items()}
         before.update({sq: p for sq, p in self.leftovers.items()})
@@ -873,7 +887,8 @@ class GameController:
             started_at = datetime.fromtimestamp(started.t if started else time.time(), timezone.utc)
             record = record_from_board(self.board, visitor_side=self.visitor_side, level=self.level or "",
                                        result=result, reason=outcome.reason, started_at=started_at,
-                                       winner=outcome.winner, language=self.config.kiosk.language)
+                                       winner=outcome.winner, language=self.config.kiosk.language,
+                                       hints=self.teacher.hints_used)
             append_game(self.journal.state_dir, record)
         except Exception:   # noqa: BLE001 - the statistics must never stop a game
             log.exception("could not write the game log")

@@ -18,6 +18,12 @@ searched deep: a deeper search in the same thinking time
 (bench/ponder_bench.py measures it). A request interrupts the ponder at once:
 every message bumps a shared generation counter, and the ponder's clock reads
 "time is up" as soon as the counter has moved.
+
+Hints (kiosk/teaching.py): `request_hint()` asks the same process for the
+best move for the visitor at the game's level with its reasons
+(engine/reasons.py); the answer comes back on its own queue (`poll_hint()`),
+so it never mixes with the robot's moves. A hint interrupts a ponder, and the
+ponder starts again after it when nothing else has been asked meanwhile.
 """
 from __future__ import annotations
 
@@ -58,6 +64,27 @@ def search_move(variant: str, options: dict[str, str], moves: list[str], level: 
     if result.move is None:
         raise ValueError("the game is over: there is no move to make")
     return result.move_text
+
+
+def search_hint(variant: str, options: dict[str, str], moves: list[str], level: dict[str, Any], seed: int,
+                tt: dict | None = None, clock: Callable[[], float] = time.perf_counter):
+    """The hint for the side to move after `moves` (engine.reasons.hint): an Explained, move and reasons.
+
+    `clock` lets a newer message cut the search short (it reads "time is up"): a hint nobody
+    waits for any more must not hold up the robot's move."""
+    from engine.reasons import hint
+    from engine.search import build_board
+
+    return hint(build_board(variant, options, moves=moves), _level(level), seed=seed, tt=tt, clock=clock)
+
+
+@dataclass(frozen=True)
+class HintReply:
+    """The search process's answer to a hint request (picklable)."""
+
+    hint_id: int
+    explained: Any = None          # engine.reasons.Explained, None on error
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -103,14 +130,14 @@ def ponder(variant: str, options: dict[str, str], moves: list[str], level: dict[
 class Job:
     """One message to the search process (picklable)."""
 
-    kind: str                       # "move" (answer it) or "ponder" (think until the next message)
+    kind: str                       # "move" (answer it), "hint" (answer on the hint queue) or "ponder"
     generation: int                 # the counter's value when it was sent: a newer message stops a ponder
     variant: str
     options: dict[str, str]
     moves: list[str]                # the game so far, OTN, from the variant's start
     level: dict[str, Any]
     seed: int
-    request_id: int = 0             # move: the id its reply carries
+    request_id: int = 0             # move, hint: the id its reply carries
     max_s: float = PONDER_MAX_S     # ponder: give up after this long
 
     @property
@@ -118,17 +145,23 @@ class Job:
         return self.variant, tuple(sorted(self.options.items()))
 
 
-def _worker(requests: "mp.Queue[Any]", replies: "mp.Queue[Any]", generation: Any) -> None:
+def _worker(requests: "mp.Queue[Any]", replies: "mp.Queue[Any]", generation: Any,
+            hints: "mp.Queue[Any] | None" = None) -> None:
     parent = os.getppid()
     tables: dict[tuple, dict] = {}        # Job.game -> transposition table
     plies: dict[tuple, int] = {}          # Job.game -> length of the game last asked about
+    last_ponder: Job | None = None        # resumed after a hint that interrupted it
+    resume: Job | None = None
     while True:
-        try:
-            job = requests.get(timeout=1.0)
-        except queue.Empty:
-            if os.getppid() != parent:
-                return          # the kiosk died (a power cut, a kill): do not linger as an orphan
-            continue
+        if resume is not None:
+            job, resume = resume, None
+        else:
+            try:
+                job = requests.get(timeout=1.0)
+            except queue.Empty:
+                if os.getppid() != parent:
+                    return      # the kiosk died (a power cut, a kill): do not linger as an orphan
+                continue
         if job is None:
             return
         if len(job.moves) < plies.get(job.game, 0):
@@ -136,12 +169,28 @@ def _worker(requests: "mp.Queue[Any]", replies: "mp.Queue[Any]", generation: Any
         plies[job.game] = len(job.moves)
         tt = tables.setdefault(job.game, {})
         if job.kind == "ponder":
+            last_ponder = job
             try:
                 ponder(job.variant, job.options, job.moves, job.level, job.seed, tt,
                        interrupted=lambda: generation.value != job.generation, max_s=job.max_s)
             except Exception:   # noqa: BLE001 - a failed ponder costs nothing but its time
                 tt.clear()
             continue
+        if job.kind == "hint":
+            try:
+                def clock() -> float:
+                    return math.inf if generation.value != job.generation else time.perf_counter()
+
+                reply = HintReply(job.request_id, search_hint(job.variant, job.options, job.moves, job.level,
+                                                              job.seed, tt=tt, clock=clock))
+            except Exception as exc:  # noqa: BLE001 - reported to the controller, which shows no hint
+                reply = HintReply(job.request_id, None, f"{type(exc).__name__}: {exc}")
+            if hints is not None:
+                hints.put(reply)
+            if last_ponder is not None and last_ponder.moves == job.moves and generation.value == job.generation:
+                resume = replace(last_ponder, generation=job.generation)   # nothing newer: think on
+            continue
+        last_ponder = None
         try:
             move = search_move(job.variant, job.options, job.moves, job.level, job.seed, tt=tt)
             replies.put((job.request_id, move, None))
@@ -162,9 +211,11 @@ class EngineWorker:
         ctx = mp.get_context(start_method)
         self._requests: "mp.Queue[Any]" = ctx.Queue()
         self._replies: "mp.Queue[Any]" = ctx.Queue()
+        self._hints: "mp.Queue[Any]" = ctx.Queue()
+        self._latest_hint = 0
         self.pondering, self.ponder_max_s = pondering, ponder_max_s
         self._generation = ctx.Value("Q", 0)      # bumped by every message: stops a ponder
-        self._process = ctx.Process(target=_worker, args=(self._requests, self._replies, self._generation),
+        self._process = ctx.Process(target=_worker, args=(self._requests, self._replies, self._generation, self._hints),
                                     name="tafl-engine", daemon=True)
         self._process.start()
         self._latest = 0
@@ -189,6 +240,25 @@ class EngineWorker:
         if not self.pondering or level not in self.levels:
             return
         self._send("ponder", variant, options, moves_otn, level, max_s=self.ponder_max_s)
+
+    def request_hint(self, hint_id: int, variant: str, options: dict[str, str], moves_otn: list[str],
+                     level: str) -> None:
+        """Ask for the best move for the side to move after `moves_otn` at `level`, with its reasons;
+        the answer comes from `poll_hint()`. It interrupts a ponder, which resumes afterwards."""
+        if level not in self.levels:
+            raise ValueError(f"unknown level {level!r}; known: {', '.join(self.levels)}")
+        self._latest_hint = hint_id
+        self._send("hint", variant, options, moves_otn, level, request_id=hint_id)
+
+    def poll_hint(self) -> HintReply | None:
+        """The answer to the latest hint request once it is there (older ones are dropped); never blocks."""
+        while True:
+            try:
+                reply = self._hints.get_nowait()
+            except queue.Empty:
+                return None
+            if reply.hint_id == self._latest_hint:
+                return reply
 
     def _send(self, kind: str, variant: str, options: dict[str, str], moves_otn: list[str], level: str,
               **extra: Any) -> None:

@@ -93,6 +93,8 @@ class GameRecord:
     language: str = ""
     game_id: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    # the hints the visitor asked for (kiosk/teaching.py): {"ply": plies before it, "move": OTN}
+    hints: list[dict[str, Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.visitor_side not in SIDES:
@@ -104,6 +106,9 @@ class GameRecord:
         if self.move_times_s and len(self.move_times_s) != len(self.moves):
             raise ValueError(
                 f"move_times_s has {len(self.move_times_s)} entries for {len(self.moves)} moves")
+        if not isinstance(self.hints, list) or not all(isinstance(h, dict) and {"ply", "move"} <= set(h)
+                                                          for h in self.hints):
+            raise ValueError("hints: expected a list of {ply, move} objects")
         self.started_at = _utc_text(self.started_at)
         self.ended_at = _utc_text(self.ended_at)
         if not self.game_id:
@@ -172,6 +177,7 @@ def record_from_board(
     move_times_s: Sequence[float] = (),
     language: str = "",
     extra: dict[str, Any] | None = None,
+    hints: Sequence[dict[str, Any]] = (),
 ) -> GameRecord:
     """A GameRecord for the game played on an engine.Board."""
     return GameRecord(
@@ -188,6 +194,7 @@ def record_from_board(
         ended_at=ended_at if ended_at is not None else datetime.now(timezone.utc),
         language=language,
         extra=dict(extra or {}),
+        hints=[{"ply": int(h["ply"]), "move": str(h["move"])} for h in hints],
     )
 
 
@@ -247,6 +254,8 @@ class Summary:
     by_reason: Counter[str] = field(default_factory=Counter)
     by_visitor_side: Counter[str] = field(default_factory=Counter)
     visitor_wins_by_level: Counter[str] = field(default_factory=Counter)
+    hints: int = 0                    # hints given, over all games
+    games_with_hints: int = 0
     total_plies: int = 0
     total_duration_s: float = 0.0
     first_game: str = ""
@@ -276,6 +285,7 @@ class Summary:
             f"visitor played: {counts(self.by_visitor_side)}",
             f"reasons: {counts(self.by_reason)}",
             f"mean plies: {self.mean_plies:.1f}, mean duration: {self.mean_duration_s / 60:.1f} min",
+            f"hints: {self.hints} in {self.games_with_hints} games",
         ]
         if self.bad_lines:
             lines.append(f"unreadable lines skipped: {self.bad_lines}")
@@ -299,6 +309,8 @@ def summary(state_dir: str | Path, *, since: datetime | None = None) -> Summary:
         if game.result == "visitor":
             out.visitor_wins_by_level[game.level] += 1
         out.total_plies += game.plies
+        out.hints += len(game.hints)
+        out.games_with_hints += 1 if game.hints else 0
         out.total_duration_s += game.duration_s
         if not out.first_game or game.ended_at < out.first_game:
             out.first_game = game.ended_at
@@ -308,7 +320,7 @@ def summary(state_dir: str | Path, *, since: datetime | None = None) -> Summary:
 
 
 CSV_COLUMNS = ("game_id", "started_at", "ended_at", "variant", "options", "visitor_side",
-               "level", "result", "winner", "reason", "plies", "duration_s", "language", "otn")
+               "level", "result", "winner", "reason", "plies", "duration_s", "language", "hints", "otn")
 
 
 def write_csv(state_dir: str | Path, out: Any) -> int:
@@ -321,7 +333,7 @@ def write_csv(state_dir: str | Path, out: Any) -> int:
             game.game_id, game.started_at, game.ended_at, game.variant,
             " ".join(f"{k}={v}" for k, v in sorted(game.options.items())),
             game.visitor_side, game.level, game.result, game.winner or "", game.reason,
-            game.plies, f"{game.duration_s:.0f}", game.language, otn_text(game.moves),
+            game.plies, f"{game.duration_s:.0f}", game.language, len(game.hints), otn_text(game.moves),
         ])
     return len(games)
 

@@ -51,7 +51,7 @@ def test_generated_keys_exist():
     for variant, steps in STEPS.items():
         wanted += [f"variants.{variant}.{k}" for k in ("name", "short", "attackers", "defenders")]
         for step in steps:
-            wanted += [f"rules.{variant}.{step.key}.title", f"rules.{variant}.{step.key}.text"]
+            wanted += [f"{step.prefix(variant)}.title", f"{step.prefix(variant)}.text"]
             wanted += [d.caption for d in step.diagrams if d.caption]
     for level in ("easy", "medium", "hard"):
         wanted += [f"levels.{level}.name", f"levels.{level}.text"]

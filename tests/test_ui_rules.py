@@ -57,3 +57,93 @@ def test_animation_slides_then_removes_the_captured_piece():
     assert fading.get(c3, 0) > 0 and verdict
     pieces, slide, fading, verdict = diagram_frame(diagram, 3.0)
     assert c3 not in pieces and d3 in pieces and verdict
+
+
+# ------------------------------------------------------------- the screen: dots, entry points, Playing here
+import pygame  # noqa: E402
+
+from calibration.config import Config  # noqa: E402
+from kiosk.ui.rules import playing_here_words  # noqa: E402
+from kiosk.ui.rules_content import PLAYING_KEYS  # noqa: E402
+from kiosk.ui.screenshots import StillController, _Clock, idle_view  # noqa: E402
+
+from ui_helpers import clean_queue, click, find_button  # noqa: E402,F401
+
+
+def _app(size=(1280, 800), world=object(), config=None):
+    from kiosk.ui.app import KioskApp
+
+    config = config or Config()
+    config.kiosk.reward_secret = "s"
+    clock = _Clock()
+    app = KioskApp(StillController(idle_view()), config, world=world, size=size, clock=clock)
+    app.step([])
+    return app
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (800, 480)])
+def test_every_step_dot_takes_you_to_its_step(size):
+    app = _app(size)
+    app.navigate("rules", variant="copenhagen", back="attract")
+    app.step([])
+    screen = app.screens["rules"]
+    assert len(screen.dot_cells) == len(STEPS["copenhagen"])
+    for k in reversed(range(len(screen.dot_cells))):
+        click(screen.dot_cells[k].center)
+        app.step()
+        assert screen.step == k
+    row = find_button(app, "steps").rect
+    assert row.width >= app.ctx.layout.target and row.height >= app.ctx.layout.target
+
+
+def test_rules_open_from_the_attract_screen_and_go_back_there():
+    app = _app()
+    app.navigate("attract")
+    app.step([])
+    click(find_button(app, "rules").rect.center)
+    app.step()
+    assert app.screen_name == "rules" and app.screens["rules"].variant == "copenhagen"
+    click(find_button(app, "close").rect.center)
+    app.step()
+    assert app.screen_name == "attract"
+
+
+def test_rules_open_from_the_start_screen_for_the_chosen_game_and_keep_the_choices():
+    app = _app()
+    app.navigate("start")
+    app.step([])
+    start = app.screens["start"]
+    click(find_button(app, "variant.tawlbwrdd").rect.center)
+    app.step()
+    assert start.page == "side"
+    click(find_button(app, "rules").rect.center)
+    app.step()
+    assert app.screen_name == "rules" and app.screens["rules"].variant == "tawlbwrdd"
+    click(find_button(app, "close").rect.center)
+    app.step()
+    assert app.screen_name == "start" and start.page == "side" and start.variant == "tawlbwrdd"
+
+
+def test_every_variant_ends_with_the_playing_here_steps():
+    for variant, steps in STEPS.items():
+        assert tuple(s.key for s in steps[-2:]) == PLAYING_KEYS, variant
+        assert steps[-1].prefix(variant) == "teach.levels"
+
+
+@pytest.mark.parametrize("language", ["en", "sv"])
+def test_playing_here_speaks_of_this_game_and_this_kiosk(language):
+    config = Config()
+    config.engine.levels["hard"].hints = 2
+    app = _app(config=config)
+    app.ctx.texts.set_language(language)
+    words = playing_here_words(app.ctx, "tablut")
+    playing = app.ctx.t("teach.playing.text", **words)
+    levels = app.ctx.t("teach.levels.text", **words)
+    assert app.ctx.t("variants.tablut.attackers") in playing and app.ctx.t("variants.tablut.defenders") in playing
+    assert app.ctx.t("teach.playing.move_touch") in playing          # the simulation: touch to move
+    assert "{" not in playing + levels
+    assert f"2 {'on' if language == 'en' else 'på'} {app.ctx.t('levels.hard.name')}" in levels
+    assert f"3 {'on' if language == 'en' else 'på'} {app.ctx.t('levels.medium.name')}" in levels
+    assert app.ctx.t("teach.unlimited") in levels
+    kiosk = _app(world=None)
+    assert kiosk.ctx.t("teach.playing.move_touch") not in playing_here_words(kiosk.ctx, "tablut")["move"]

@@ -1,6 +1,8 @@
 """What the touchscreen tests share: a clean event queue, a touch, a button by name, pixels of a colour."""
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pygame
 import pytest
@@ -33,3 +35,22 @@ def count_colour(surface: pygame.Surface, rect, colour, tolerance: int = 12) -> 
     rect = pygame.Rect(rect).clip(surface.get_rect())
     pixels = pygame.surfarray.pixels3d(surface)[rect.left:rect.right, rect.top:rect.bottom].astype(int)
     return int((np.abs(pixels - np.array(colour)).max(axis=2) <= tolerance).sum())
+
+
+def run_until(app, condition, what: str, max_wait_s: float = 120.0) -> None:
+    """Step `app` until `condition(view)` holds; fails naming `what` after `max_wait_s`
+    (a bound so a broken rig fails instead of hanging, not a speed check)."""
+    deadline = time.monotonic() + max_wait_s
+    while time.monotonic() < deadline:
+        app.step()
+        if condition(app.ctx.view):
+            return
+        time.sleep(0.01)
+    pytest.fail(f"waited {max_wait_s:.0f} s for {what}; controller state {app.ctx.view.state}")
+
+
+def start_by_touch(app, *keys: str) -> None:
+    """Touch the named buttons one after the other, a frame after each (e.g. the start pages)."""
+    for key in keys:
+        click(find_button(app, key).rect.center)
+        app.step()

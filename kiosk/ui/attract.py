@@ -1,6 +1,6 @@
 """Attract mode: a game replayed on screen and "touch to play"; any touch starts.
 
-It replays the last game played at the kiosk, or else a real Copenhagen
+A "How to play" button opens the rules (any other touch starts). It replays the last game played at the kiosk, or else a real Copenhagen
 game (a record from aagenielsen.dk in which the king escapes to a corner),
 one move every second with the piece sliding. Staff get in by touching the
 top-left corner five times within three seconds (or F12 on a keyboard); a
@@ -17,7 +17,7 @@ from engine import Board
 from kiosk.ui import palette
 from kiosk.ui.board_view import BoardGeometry, draw_board, draw_capture_mark, draw_piece, draw_pieces, outline_square
 from kiosk.ui.context import BaseScreen, UiContext
-from kiosk.ui.widgets import draw_button, draw_paragraph, draw_text, fit_font, icon_play
+from kiosk.ui.widgets import draw_button, draw_paragraph, draw_text, fit_font, icon_book, icon_play
 
 DEMO_VARIANT = "copenhagen"
 DEMO_GAME = ("d1-d3 e5-e2 g1-g2 e2-b2 e1-b1 f4-c4 f1-c1 e7-e10 g11-g9 e10-b10 b6-b8 d6-d9 a8-a9 h6-h9 g9-g10 "
@@ -138,11 +138,15 @@ class AttractScreen(BaseScreen):
         y += fnt.get_linesize()
         y = draw_paragraph(surface, ctx.t("attract.subtitle"), pygame.Rect(left.left, y, left.width, lay.font_heading * 3),
                            lay.font_heading, palette.TEXT, min_size=lay.font_body) + lay.gap * 2
-        draw_paragraph(surface, ctx.t("attract.blurb"), pygame.Rect(left.left, y, left.width,
-                                                                    left.bottom - y - lay.target * 2),
-                       lay.font_body, palette.TEXT_DIM, min_size=lay.font_small)
-        pulse = 0.5 + 0.5 * math.sin(ctx.now * 2 * math.pi / 1.6)
         play = pygame.Rect(left.left, left.bottom - int(lay.target * 1.4), left.width, int(lay.target * 1.4))
+        rules = pygame.Rect(left.left, play.top - lay.gap * 3 - lay.target, left.width, lay.target)
+        blurb = pygame.Rect(left.left, y, left.width, rules.top - y - lay.gap)
+        if blurb.height >= lay.font_small * 3:      # the 7" panel has no room for it beside the buttons
+            draw_paragraph(surface, ctx.t("attract.blurb"), blurb, lay.font_body, palette.TEXT_DIM,
+                           min_size=lay.font_small)
+        draw_button(surface, rules, ctx.t("teach.how_to_play"), lay.font_button, palette.SECONDARY, icon=icon_book)
+        self.buttons.add("rules", rules, lambda: ctx.navigate("rules", variant=DEMO_VARIANT, back="attract"))
+        pulse = 0.5 + 0.5 * math.sin(ctx.now * 2 * math.pi / 1.6)
         glow = play.inflate(int(12 * pulse) + 6, int(12 * pulse) + 6)
         pygame.draw.rect(surface, palette.YELLOW, glow, border_radius=glow.height // 4)
         draw_button(surface, play, ctx.t("attract.touch"), lay.font_title, palette.PRIMARY, icon=icon_play)

@@ -311,3 +311,17 @@ def draw_capture_mark(surface: pygame.Surface, geom: BoardGeometry, sq: int, col
     w = max(2, int(geom.square * 0.08))
     pygame.draw.line(surface, colour, rect.topleft, rect.bottomright, w)
     pygame.draw.line(surface, colour, rect.topright, rect.bottomleft, w)
+
+
+def mark_squares(surface: pygame.Surface, geom: BoardGeometry, squares: list[int] | tuple[int, ...], colour: RGB,
+                 phase: float = 0.0) -> None:
+    """Squares a sentence on the screen talks about (a reason, a hint): a ring with a dark edge,
+    gently pulsing, that reads on wood, on marked squares and around a piece."""
+    pulse = 0.5 + 0.5 * math.sin(phase * 2 * math.pi / 1.4)
+    for sq in squares:
+        rect = geom.square_rect(sq)
+        cx, cy = rect.center
+        r = int(geom.square * (0.44 + 0.03 * pulse))
+        width = max(3, int(geom.square * 0.09))
+        pygame.draw.circle(surface, palette.TEXT_DARK, (cx, cy), r + 2, width + 4)
+        pygame.draw.circle(surface, colour, (cx, cy), r, width)

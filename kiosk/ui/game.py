@@ -13,7 +13,7 @@ from typing import Any
 
 import pygame
 
-from kiosk.ui import palette
+from kiosk.ui import palette, teach_panel
 from kiosk.ui.avatar import draw_robot, draw_visitor
 from kiosk.ui.board_view import (BoardGeometry, draw_board, draw_capture_mark, draw_cursor, draw_dot,
                                  draw_move_arrow, draw_piece, draw_pieces, marked_squares, outline_square,
@@ -278,6 +278,7 @@ class GameScreen(BaseScreen):
                 draw_capture_mark(surface, geom, sq)
         if view.last_move is not None:
             draw_move_arrow(surface, geom, view.last_move.from_sq, view.last_move.to_sq, palette.LAST_MOVE)
+        teach_panel.draw_marks(surface, ctx, geom)          # teaching: the reason's or the hint's squares
         draw_pieces(surface, geom, pieces, ctx.piece_scheme(), ctx.shaded(), skip={self.selected} if self.selected is not None else None)
         if self.selected is not None and self.selected in pieces:
             outline_square(surface, geom, self.selected, palette.BLACK, 0.16)
@@ -330,7 +331,7 @@ class GameScreen(BaseScreen):
         lay = ctx.layout
         view = ctx.view
         ctx.draw_flag_button(surface, self.buttons)
-        title_w = lay.flag_rect.left - panel.left - lay.gap
+        title_w = teach_panel.draw_hint_button(surface, ctx, self.buttons, lay.flag_rect) - panel.left - lay.gap
         variant = view.variant if view is not None and view.variant else (ctx.request.variant if ctx.request else "")
         level = view.level if view is not None and view.level else (ctx.request.level if ctx.request else "")
         name = ctx.t(f"variants.{variant}.name") if variant else ""
@@ -392,6 +393,7 @@ class GameScreen(BaseScreen):
             else:
                 draw_progress(surface, bar, view.progress)
         y = card.bottom + g * 2
+        y = teach_panel.draw_box(surface, ctx, panel, y, buttons_top)     # teaching: the reason or the hint
         # Announcements after the last move.
         kinds = [k for k in ANNOUNCE_KINDS if k in (view.announcements or ()) and k != "capture"]
         for kind in kinds[:2]:

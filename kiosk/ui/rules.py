@@ -3,7 +3,10 @@
 Every capture rule is shown as a pair: on the left what IS captured (tick),
 on the right the look-alike that is NOT (cross). The animation slides the
 moving piece, fades the captured ones, then shows the verdict. Reachable at
-any time, also in the middle of a game (it returns to where it came from).
+any time: from the attract and start screens and in the middle of a game (it
+returns to where it came from). The numbered dots between the arrows jump to
+their step when touched; the last two steps are the rule text's "Playing
+here" section, told for this kiosk.
 """
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from typing import Any
 
 import pygame
 
-from engine import Board
+from engine import Board, Side
 from kiosk.ui import palette
 from kiosk.ui.board_view import BoardGeometry, draw_board, draw_dot, draw_piece, draw_pieces
 from kiosk.ui.context import BaseScreen, UiContext
@@ -89,7 +92,13 @@ def draw_diagram(surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect, dia
                 b = (p[0] + (q[0] - p[0]) * (k + 1) / steps, p[1] + (q[1] - p[1]) * (k + 1) / steps)
                 pygame.draw.line(surface, palette.BACKGROUND, a, b, max(2, edge_w // 2))
     pieces, slide, fading, verdict_shows = diagram_frame(diagram, t)
-    if slide is None and not verdict_shows:
+    if slide is None and (not verdict_shows or diagram.move is None):
+        if diagram.move is None and diagram.dots:
+            # A still "where can it go" diagram: the touched piece framed, as on the game screen.
+            first = next((n - 1 - r) * n + f for r, row in enumerate(diagram.rows) for f, ch in enumerate(row)
+                         if ch in "tTK")
+            pygame.draw.rect(surface, palette.BLACK, geom.square_rect(first), max(3, int(geom.square * 0.12)))
+            pygame.draw.rect(surface, palette.SELECTED, geom.square_rect(first), max(2, int(geom.square * 0.07)))
         for name in diagram.dots:
             draw_dot(surface, geom, _crop_square(name, n))
     if diagram.move is not None:
@@ -116,6 +125,22 @@ def draw_diagram(surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect, dia
         badge(surface, (rect.right - r, rect.top + r), r, diagram.verdict)
 
 
+def playing_here_words(ctx: UiContext, variant: str) -> dict[str, str]:
+    """What the "Playing here" texts fill in: how to move here, the variant's side names, who
+    starts, and the hints each level allows (calibration/config.py)."""
+    move = ctx.t("teach.playing.move_board")
+    if ctx.world is not None:          # the simulation: the screen's board is the one to play on
+        move += " " + ctx.t("teach.playing.move_touch")
+    first = Board(variant).turn
+    words = {"move": move, "first": ctx.t(f"variants.{variant}.{first.value}")}
+    for side in Side:
+        words[side.value] = ctx.t(f"variants.{variant}.{side.value}")
+    for name, level in ctx.config.engine.levels.items():
+        count = int(getattr(level, "hints", -1))
+        words[name] = ctx.t("teach.unlimited") if count < 0 else str(count)
+    return words
+
+
 class RulesScreen(BaseScreen):
     name = "rules"
 
@@ -124,14 +149,20 @@ class RulesScreen(BaseScreen):
         self.variant = "copenhagen"
         self.step = 0
         self.back_to = "attract"
+        self.last_touch = (0, 0)
+        self.back_kwargs: dict[str, Any] = {}
         self.step_started = 0.0
+        self.dot_cells: list[pygame.Rect] = []     # the step dots drawn in the last frame
 
     def enter(self, ctx: UiContext, **kwargs: Any) -> None:
         super().enter(ctx)
         variant = kwargs.get("variant") or self.variant
         self.variant = variant if variant in STEPS else "copenhagen"
-        self.step = int(kwargs.get("step", 0))
+        step = kwargs.get("step", 0)
+        keys = [s.key for s in STEPS[self.variant]]
+        self.step = keys.index(step) if step in keys else int(step) if str(step).isdigit() else 0
         self.back_to = kwargs.get("back", "attract")
+        self.back_kwargs = dict(kwargs.get("back_kwargs") or {})   # e.g. the start screen keeps its page
         self.step_started = ctx.now
 
     def steps(self) -> tuple:
@@ -149,14 +180,23 @@ class RulesScreen(BaseScreen):
         """Left and Right turn the pages (the rule text's "arrow keys"); Up, Down and Tab reach the buttons."""
         return event.key in (pygame.K_LEFT, pygame.K_RIGHT)
 
+    def touch_dots(self, ctx: UiContext, pos: tuple[int, int]) -> None:
+        """A touch on the row of step dots goes to the nearest dot (one dot alone is smaller than
+        a finger on the 7" panel; the row as a whole is a full touch target)."""
+        if self.dot_cells:
+            nearest = min(range(len(self.dot_cells)), key=lambda k: abs(self.dot_cells[k].centerx - pos[0]))
+            self.go(ctx, nearest)
+
     def handle(self, event: pygame.event.Event, ctx: UiContext) -> None:
+        if event.type == pygame.MOUSEBUTTONDOWN and event.button == 1:
+            self.last_touch = event.pos
         if event.type == pygame.KEYDOWN:
             if event.key == pygame.K_RIGHT:
                 self.go(ctx, self.step + 1)
             elif event.key == pygame.K_LEFT:
                 self.go(ctx, self.step - 1)
             elif event.key == pygame.K_ESCAPE:
-                ctx.navigate(self.back_to)
+                ctx.navigate(self.back_to, **self.back_kwargs)
             return
         super().handle(event, ctx)
 
@@ -167,7 +207,7 @@ class RulesScreen(BaseScreen):
         m, g, T = lay.margin, lay.gap, lay.target
         close = pygame.Rect(m, m, T, T)
         draw_button(surface, close, "", lay.font_button, palette.PANEL_EDGE, icon=icon_arrow("left"))
-        self.buttons.add("close", close, lambda: ctx.navigate(self.back_to))
+        self.buttons.add("close", close, lambda: ctx.navigate(self.back_to, **self.back_kwargs))
         ctx.draw_flag_button(surface, self.buttons)
         tabs_area = pygame.Rect(close.right + g * 2, m, lay.flag_rect.left - close.right - g * 4, T)
         variants = [v for v in VARIANT_ORDER if v in STEPS]
@@ -194,8 +234,10 @@ class RulesScreen(BaseScreen):
         dots_w = nxt.left - prev.right - 2 * g
         slot = min(T, dots_w // max(1, len(steps)))
         x0 = prev.right + g + (dots_w - slot * len(steps)) // 2
-        for k in range(len(steps)):
-            cell = pygame.Rect(x0 + k * slot, bottom.top, slot, T)
+        self.dot_cells = [pygame.Rect(x0 + k * slot, bottom.top, slot, T) for k in range(len(steps))]
+        row = pygame.Rect(prev.right + g, bottom.top, dots_w, T)
+        self.buttons.add("steps", row, lambda: self.touch_dots(ctx, self.last_touch))
+        for k, cell in enumerate(self.dot_cells):
             r = max(6, slot // 5)
             colour = palette.ORANGE if k == self.step else palette.PANEL_EDGE
             pygame.draw.circle(surface, colour, cell.center, r)
@@ -207,7 +249,7 @@ class RulesScreen(BaseScreen):
     def draw_step(self, surface: pygame.Surface, ctx: UiContext, body: pygame.Rect, step: Any) -> None:
         lay = ctx.layout
         g = lay.gap
-        prefix = f"rules.{self.variant}.{step.key}"
+        prefix = step.prefix(self.variant)
         count = len(step.diagrams)
         caption_h = lay.font_small * 2 + g
         diag_side = min(body.height - caption_h, int(body.width * (0.3 if count == 2 else 0.45)))
@@ -222,7 +264,7 @@ class RulesScreen(BaseScreen):
         title = ctx.t(f"{prefix}.title")
         fnt = fit_font(title, text_rect.width - 2 * r - g * 2, lay.font_heading)
         surface.blit(fnt.render(title, True, palette.TEXT), (text_rect.left + 2 * r + g * 2, text_rect.top + r - fnt.get_height() // 2))
-        draw_paragraph(surface, ctx.t(f"{prefix}.text"),
+        draw_paragraph(surface, ctx.t(f"{prefix}.text", **playing_here_words(ctx, self.variant)),
                        pygame.Rect(text_rect.left, text_rect.top + 2 * r + g * 2, text_rect.width - g,
                                    text_rect.height - 2 * r - g * 2), lay.font_body, palette.TEXT, min_size=lay.font_small)
         t = ctx.now - self.step_started

@@ -40,6 +40,17 @@ class Diagram:
 class RuleStep:
     key: str                           # i18n prefix: rules.<variant>.<key>.title / .text
     diagrams: tuple[Diagram, ...] = field(default_factory=tuple)
+    texts: str = ""                    # another i18n prefix, for steps every variant shares
+
+    def prefix(self, variant: str) -> str:
+        """Where the step's title and text are: rules.<variant>.<key>, or its own `texts`."""
+        return self.texts or f"rules.{variant}.{self.key}"
+
+
+#: the rule text's "Playing here" section, for the kiosk: how to move here, the sides, what to do with
+#: a captured piece on the real board (kiosk/ui/rules.py fills in the variant's words); then the
+#: levels with their rewards and hints, and Resign versus End game. The last two steps of every variant.
+PLAYING_KEYS = ("playing", "levels")
 
 
 def _cap(variant: str, step: str, side: str) -> str:
@@ -60,6 +71,9 @@ def _common(v: str) -> dict[str, RuleStep]:
         "sides": RuleStep("sides", (Diagram(start=v, caption=_cap(v, "sides", "a")),)),
         "move_a": D("...../...../..t.T/...../.....", _cap(v, "move", "a"), "c3-c5",
                     dots="c5 c4 c2 c1 a3 b3 d3"),
+        "playing": RuleStep("playing", (D("...../...../..t.T/...../.....", "teach.playing.a",
+                                          dots="c5 c4 c2 c1 a3 b3 d3"),), texts="teach.playing"),
+        "levels": RuleStep("levels", (), texts="teach.levels"),
         "capture": RuleStep("capture", (
             D("...../...../.tT../...../...t.", _cap(v, "capture", "a"), "d1-d3", "c3", verdict=True),
             D("...../...../.t.t./...../..T..", _cap(v, "capture", "b"), "c1-c3", verdict=False))),
@@ -133,7 +147,11 @@ def _steps() -> dict[str, tuple[RuleStep, ...]]:
     return v
 
 
-STEPS: dict[str, tuple[RuleStep, ...]] = _steps()
+def _with_playing_here() -> dict[str, tuple[RuleStep, ...]]:
+    return {v: steps + tuple(_common(v)[key] for key in PLAYING_KEYS) for v, steps in _steps().items()}
+
+
+STEPS: dict[str, tuple[RuleStep, ...]] = _with_playing_here()
 
 
 def _special(variant: str) -> tuple[int, set[int]]:

@@ -38,7 +38,7 @@ class StillController:
         return self._view
 
     def __getattr__(self, name: str) -> Callable[..., None]:
-        if name in ("start_game", "resign", "end_game", "clear_board", "home", "setup_board"):
+        if name in ("start_game", "resign", "end_game", "clear_board", "home", "setup_board", "request_hint"):
             def record(*args: Any) -> None:
                 self.calls.append((name, args))
             return record
@@ -172,6 +172,9 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
         app.ctx.texts.set_language("sv")
 
     # f8 to f4 jumps over the defenders on f7 and f5: really blocked.
+    from kiosk.ui.rules_content import STEPS
+    from kiosk.ui.teach_panel import with_teaching as teach
+
     illegal = game_view(21, state="fix_board", message="illegal_move.blocked",
                         message_args={"from": "f8", "to": "f4"},
                         fix_squares={sq("f4"): None, sq("f8"): Piece.DEFENDER})
@@ -214,6 +217,15 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
         ("29-york-card-match", york_match(False)),
         ("30-york-card-match-over", york_match(True)),
         ("31-game-in-swedish", swedish),
+        # teaching (kiosk/ui/teach_panel.py): why the robot moved, the hint, the "Playing here" pages
+        ("32-game-robot-reason", game(teach(game_view(24)))),
+        ("33-game-hint", game(teach(game_view(21), hint_level="easy", hints_left=0))),
+        ("34-game-hint-thinking", game(teach(game_view(17), pending=True, hints_left=None))),
+        ("35-game-reason-in-swedish", lambda app: (game(teach(game_view(17)))(app),
+                                                   app.ctx.texts.set_language("sv"))),
+        ("36-rules-playing-here", rules("copenhagen", len(STEPS["copenhagen"]) - 2, 2.0)),
+        ("37-rules-levels-hints", rules("tablut", len(STEPS["tablut"]) - 1, 0.0)),
+        ("38-start-side-rules", start_page("side", "york")),
     ]
 
 

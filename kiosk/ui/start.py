@@ -19,7 +19,7 @@ from kiosk.ui import palette
 from kiosk.ui.board_view import BoardGeometry, draw_board, draw_pieces, draw_piece
 from kiosk.ui.context import BaseScreen, GameRequest, UiContext
 from kiosk.ui.match import MATCH_FORMATS, Match
-from kiosk.ui.widgets import draw_button, draw_paragraph, draw_text, fit_font, icon_arrow
+from kiosk.ui.widgets import draw_button, draw_paragraph, draw_text, fit_font, icon_arrow, icon_book
 
 LEVELS = ("easy", "medium", "hard")
 LEVEL_REWARD = {"easy": "colours", "medium": "shaded", "hard": "crown"}
@@ -58,6 +58,8 @@ class StartScreen(BaseScreen):
 
     def enter(self, ctx: UiContext, **kwargs: Any) -> None:
         super().enter(ctx)
+        if kwargs.get("keep_page"):         # back from the rules: the choices made so far stay
+            return
         self.pending = None
         self.error = None
         self.lots = False
@@ -152,8 +154,9 @@ class StartScreen(BaseScreen):
         draw_button(surface, back, "", lay.font_button, palette.PANEL_EDGE, icon=icon_arrow("left"))
         self.buttons.add("back", back, lambda: self.back(ctx))
         ctx.draw_flag_button(surface, self.buttons)
+        rules = self.draw_rules_button(surface, ctx)
         title = ctx.t(f"start.{self.page}.title")
-        title_rect = pygame.Rect(back.right + lay.gap * 2, lay.margin, lay.flag_rect.left - back.right - lay.gap * 4, lay.target)
+        title_rect = pygame.Rect(back.right + lay.gap * 2, lay.margin, rules.left - back.right - lay.gap * 4, lay.target)
         fnt = fit_font(title, title_rect.width, lay.font_title)
         img = fnt.render(title, True, palette.TEXT)
         surface.blit(img, img.get_rect(center=title_rect.center))
@@ -163,6 +166,15 @@ class StartScreen(BaseScreen):
             self.draw_waiting(surface, ctx, area)
             return
         getattr(self, f"draw_{self.page}")(surface, ctx, area)
+
+    def draw_rules_button(self, surface: pygame.Surface, ctx: UiContext) -> pygame.Rect:
+        """The rules, left of the flag: of the game chosen so far; back here with the choices kept."""
+        lay = ctx.layout
+        rect = pygame.Rect(lay.flag_rect.left - lay.gap * 2 - lay.target, lay.margin, lay.target, lay.target)
+        draw_button(surface, rect, "", lay.font_button, palette.SECONDARY, icon=icon_book)
+        self.buttons.add("rules", rect, lambda: ctx.navigate("rules", variant=self.variant, back="start",
+                                                             back_kwargs={"keep_page": True}))
+        return rect
 
     def cards(self, area: pygame.Rect, count: int, gap: int) -> list[pygame.Rect]:
         w = (area.width - gap * (count - 1)) // count
