@@ -131,13 +131,13 @@ def test_otep_plays_attackers_and_follows_an_opponent_move_list() -> None:
 # ---------------------------------------------------------------- rules records (no subprocess)
 
 def test_rules_records_of_our_variants_round_trip_and_others_are_refused() -> None:
-    assert match_rules(OPENTAFL_COPENHAGEN) == "copenhagen"
+    assert match_rules(OPENTAFL_COPENHAGEN).variant == "copenhagen"
     # spelled differently but equal after the spec's defaults
     assert match_rules("dim:11 atkf:y ka:y ks:y sw:s efe:y esc:c cor:a1,k1,a11,k11, "
                        "start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/"
-                       ) == "copenhagen"
+                       ).variant == "copenhagen"
     for v in ("york", "tablut", "tawlbwrdd"):
-        assert match_rules(variant_record(v)) == v
+        assert match_rules(variant_record(v)).variant == v
     with pytest.raises(ValueError, match="atkf"):
         match_rules(FETLAR)
     with pytest.raises(ValueError):
@@ -247,12 +247,12 @@ class RecordingSearch:
 
 
 def test_opentafl_copenhagen_record_and_orientation() -> None:
-    assert match_rules(OT_COPENHAGEN) == "copenhagen"
+    assert match_rules(OT_COPENHAGEN).variant == "copenhagen"
     relaxed = OT_COPENHAGEN.replace("name:Copenhagen", "name:Copenhagen_(relaxed_shieldwall)") \
                            .replace("efe:y", "swf:n efe:y")
-    assert match_rules(relaxed) == "copenhagen"
+    assert match_rules(relaxed).options_dict["shieldwall_flank"] == "false"
     # fort piece lists mean nothing without forts (spec and code disagree on dforp's default)
-    assert match_rules(OT_COPENHAGEN.replace("efe:y", "efe:y dforp:TCNK aforre:")) == "copenhagen"
+    assert match_rules(OT_COPENHAGEN.replace("efe:y", "efe:y dforp:TCNK aforre:")).variant == "copenhagen"
     for extra in ("spd:2", "spd:1,2,", "cenre:K", "ks:c", "ka:h", "surf:n", "esc:e", "cenh:"):
         with pytest.raises(ValueError):
             match_rules(OT_COPENHAGEN.replace("efe:y", "efe:y " + extra))
@@ -265,7 +265,7 @@ def test_session_copenhagen_game_as_opentafl_sends_it() -> None:
     search = RecordingSearch()
     s = OtepSession(OtepSettings(level="hard"), search)
     assert s.greeting() == ["hello"]
-    assert s.handle("rules " + OT_COPENHAGEN) == ["status playing copenhagen"]
+    assert s.handle("rules " + OT_COPENHAGEN) == ["status playing copenhagen (repetition=mover_loses)"]
     assert s.handle("side defenders") == []
     assert s.handle("start") == []
     # OpenTafl: opponent-move, then clock (before play, as its code does), then play
@@ -340,7 +340,7 @@ def test_run_stdio_takes_the_clock_sent_before_play_and_writes_only_protocol_lin
     feed = io.StringIO("rules " + OT_COPENHAGEN + "\nside attackers\nstart\n"
                        "clock 60000 60000 0 0 0 \nplay attackers\ndump 3\ngoodbye\n")
     out = io.StringIO()
-    assert run_stdio(OtepSettings(level="hard"), feed, out, search=search, clock_wait_s=5.0) == 0
+    assert run_stdio(OtepSettings(level="hard"), feed, out, search=search) == 0
     lines = out.getvalue().splitlines()
     assert lines[0] == "hello"
     assert search.seconds == [pytest.approx((60.0 - 0.3) / 30)]
@@ -395,7 +395,8 @@ def test_otep_subprocess_copenhagen_attackers_with_clock_and_analysis() -> None:
 
 
 def test_session_still_moves_when_our_board_thinks_the_game_is_over() -> None:
-    """Our repetition rule is stricter than OpenTafl's tfr:w: OpenTafl may still ask for a move."""
+    """Our board may think the game over where the host does not (a resynchronised position
+    lost its history): OpenTafl still asks for a move, and gets one."""
     search = RecordingSearch()
     s = OtepSession(OtepSettings(level="hard"), search)
     s.handle("rules " + OT_COPENHAGEN)
