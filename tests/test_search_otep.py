@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine.board import Board
+from engine.types import Side
 from engine.otep import (OtepSession, OtepSettings, match_rules, parse_rules_record, run_stdio, simple_move,
                          variant_record)
 
@@ -405,3 +406,127 @@ def test_session_still_moves_when_our_board_thinks_the_game_is_over() -> None:
     out = s.handle("play attackers")
     assert out[-1].startswith("move ")
     assert Board("copenhagen").is_legal(Board("copenhagen").parse_move(out[-1][5:]))
+
+
+# ---------------------------------------------------------------- a whole game, as OpenTafl hosts it
+#
+# ExternalEnginePlayer / ExternalEngineHost (OpenTafl 0.4.8.0b), an untimed game:
+#   host starts the engine and at once sends   rules <getOTRString>     (setGame; maybe before hello)
+#   engine                                     hello
+#   each engine turn: opponent-move <a-b> <position>  (moves since our last; none before a first move)
+#                     [clock ...] only in timed games (GameClock null: clockUpdate sends nothing)
+#                     play <attackers|defenders>
+#   engine                                     move <a-b>
+#   host                                       move <position>   or   error 2, then opponent-move
+#                                              (the prior move, the right position) and play again
+#   game over                                  finish <0..3>, then goodbye
+# The host referees with its own rules: here our Board with the options the record means.
+
+import random
+
+
+def _host_reply(board: Board, rng: random.Random) -> str:
+    """The scripted opponent: a winning move, else a capture, else a seeded random move."""
+    moves = board.legal_moves
+    scored = []
+    for mv in moves:
+        caps = board.push(mv)
+        end = board.outcome()
+        board.pop()
+        scored.append((end is not None and end.winner == board.turn, bool(caps), rng.random(), mv))
+    return board.move_to_otn(max(scored, key=lambda t: t[:3])[3]).split("x")[0]
+
+
+@pytest.mark.parametrize("record, engine_side", [
+    (OT_COPENHAGEN, "defenders"),                                        # tfr:w, sw:s
+    (OT_COPENHAGEN.replace("tfr:w ", "").replace("efe:y", "swf:n efe:y"), "attackers"),  # tfr:d swf:n
+])
+def test_otep_whole_game_with_opentafls_message_sequence(record: str, engine_side: str) -> None:
+    host = match_rules(record)
+    board = Board(host.variant, host.options_dict)          # the host's referee
+    rng = random.Random(7)
+    eng = Engine("otep", "--level", "easy", "--time", "0.05", "--seed", "3")
+    replies: list[str] = []
+
+    def until_move() -> str:
+        """Every line up to the engine's move: only status lines may come before it."""
+        while True:
+            line = eng.lines.get(timeout=30)
+            assert line is not None, "the engine exited mid-game"
+            replies.append(line)
+            if line.startswith("move "):
+                return line[5:]
+            assert line.startswith("status "), line
+            assert "resynchronised" not in line and "failed" not in line, line
+
+    try:
+        eng.send("rules " + record)                         # before hello, as setGame does
+        assert eng.lines.get(timeout=30) == "hello"
+        assert eng.lines.get(timeout=30) == f"status playing {host.describe()}"
+        last_opponent: str | None = None
+        refused_once = False
+        while board.outcome() is None and board.ply < 400:
+            if board.turn.value != engine_side:
+                last_opponent = _host_reply(board, rng)
+                board.push(board.parse_move(last_opponent))
+                continue
+            if last_opponent is not None:
+                eng.send(f"opponent-move {last_opponent} {board.position_otn()}")
+            eng.send(f"play {engine_side}")
+            text = until_move()
+            assert JAVA_MOVE.match(text), text
+            mv = board.parse_move(text)                     # raises if illegal for the host
+            if not refused_once and last_opponent is not None:
+                refused_once = True                         # the host refuses it once: error 2
+                eng.send("error 2")
+                eng.send(f"opponent-move {last_opponent} {board.position_otn()}")
+                eng.send(f"play {engine_side}")
+                text = until_move()
+                mv = board.parse_move(text)
+            board.push(mv)
+            eng.send(f"move {board.position_otn()}")
+        end = board.outcome()
+        code = 0 if end is None else 1 if end.winner is None else 2 if end.winner == Side.ATTACKERS else 3
+        eng.send(f"finish {code}")
+        eng.send("goodbye")
+        assert eng.close() == 0
+        rest = []
+        while (line := eng.lines.get(timeout=5)) is not None:
+            rest.append(line)
+        assert all(line.startswith("status ") for line in rest), rest
+        assert not any(line.startswith("error") for line in replies + rest)
+        assert end is not None and refused_once          # the game was played to its end
+    finally:
+        if eng.proc.poll() is None:
+            eng.proc.kill()
+
+
+def test_run_stdio_searches_a_play_without_a_clock_at_once() -> None:
+    """No fixed wait: the search starts as soon as ``play`` is read (the old loop waited 0.25 s
+    for a clock that an untimed OpenTafl game never sends). The gap is logged by the search
+    itself; the bound is far above a queue hand-off and below the old wait."""
+    import io
+    import time
+
+    started = threading.Event()
+    log: dict[str, float] = {}
+
+    class Search(RecordingSearch):
+        def __call__(self, board, level, seconds, seed):
+            log["search"] = time.monotonic()
+            started.set()
+            return super().__call__(board, level, seconds, seed)
+
+    def feed():
+        yield "rules " + OT_COPENHAGEN + "\n"
+        log["play"] = time.monotonic()
+        yield "play attackers\n"
+        started.wait(10)                 # the host sends nothing more until it has a move
+        yield "goodbye\n"
+
+    out = io.StringIO()
+    search = Search()
+    assert run_stdio(OtepSettings(level="hard"), feed(), out, search=search) == 0
+    assert search.seconds == [4.0]                      # the level's time: there is no clock
+    assert log["search"] - log["play"] < 0.2
+    assert [line for line in out.getvalue().splitlines() if line.startswith("move ")]
