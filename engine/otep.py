@@ -118,23 +118,27 @@ def parse_rules_record(text: str) -> dict[str, str]:
     return entries
 
 
-def _normalize_position(text: str) -> str:
-    """An OTN position with empty runs re-counted (so '11' and '5 6' compare equal)."""
-    rows = [r for r in text.strip().split("/") if r != ""]
-    out = []
-    for row in rows:
-        cells: list[str] = []
-        for tok in re.findall(r"\d+|.", row):
-            cells.extend(["."] * int(tok) if tok.isdigit() else [tok])
-        out.append("".join(cells))
-    return "/".join(out)
+def _normalize_position(text: str, size: int) -> str:
+    """An OTN position re-written by our writer (so '11' and '5 6' compare equal); the
+    parser's checks apply (ValueError), so a hostile record cannot make us allocate much."""
+    from .otn import format_position, parse_position
+
+    return format_position(parse_position(text, size), size)
+
+
+def _dimension(text: str) -> int:
+    from .otn import MAX_SIZE, MIN_SIZE
+
+    if not (text.isascii() and text.isdigit() and len(text) <= 2 and MIN_SIZE <= int(text) <= MAX_SIZE):
+        raise ValueError(f"dim:{text[:20]} is not a board size ({MIN_SIZE} to {MAX_SIZE})")
+    return int(text)
 
 
 def normalize_rules(entries: dict[str, str]) -> dict[str, Any]:
     """Entries with the spec's defaults filled in, in comparable form."""
     full = dict(RULES_DEFAULTS)
     full.update(entries)
-    dim = int(full["dim"])
+    dim = _dimension(full["dim"])
     out: dict[str, Any] = {}
     for key in COMPARED_KEYS:
         value = full.get(key, "")
@@ -145,7 +149,7 @@ def normalize_rules(entries: dict[str, str]) -> dict[str, Any]:
                 # inverted record: last rank first
                 rows = [r for r in entries["starti"].split("/") if r]
                 value = "/" + "/".join(reversed(rows)) + "/"
-            out[key] = _normalize_position(value)
+            out[key] = _normalize_position(value, dim)
         elif key in ("cor", "cen", "afor", "dfor"):
             out[key] = _space_list(key, value, dim)
         elif key in _PIECE_LIST_KEYS:
@@ -300,7 +304,7 @@ def match_rules(text: str) -> HostRules:
 
 # --------------------------------------------------------------------------- moves
 
-_SIMPLE = re.compile(r"^[tTkKnNcC]?([a-s]\d{1,2})[-=^]+([a-s]\d{1,2})")
+_SIMPLE = re.compile(r"^[tTkKnNcC]?([a-s][1-9][0-9]?)[-=^]+([a-s][1-9][0-9]?)")
 
 
 def simple_move(text: str) -> str:
@@ -365,7 +369,8 @@ class OtepSession:
         return Board.from_otn(self.variant, position, turn=turn, options=self.options)
 
     def _positions_equal(self, a: str, b: str) -> bool:
-        return _normalize_position(a) == _normalize_position(b)
+        size = self._need_board().size
+        return _normalize_position(a, size) == _normalize_position(b, size)
 
     # -- the commands
     def handle(self, line: str) -> list[str]:
