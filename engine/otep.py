@@ -383,13 +383,15 @@ class OtepSession:
         rest = rest.strip()
         handler = getattr(self, "_cmd_" + cmd.replace("-", "_"), None)
         if handler is None:
-            return [f"status ignored unknown command {cmd!r}"]
+            return [f"status ignored unknown command {cmd[:40]!r}"]
         if cmd not in ("position", "side"):
             self._side_follows_position = False
         try:
             return handler(rest)
         except ValueError as exc:
-            return [f"error 0 {exc}"]
+            return [f"error 0 {str(exc)[:300]}"]
+        except Exception as exc:    # a bug must not end the engine while OpenTafl waits on it
+            return [f"error 0 internal error on {cmd}: {type(exc).__name__}: {str(exc)[:200]}"]
 
     def _cmd_hello(self, rest: str) -> list[str]:
         return []

@@ -530,3 +530,18 @@ def test_run_stdio_searches_a_play_without_a_clock_at_once() -> None:
     assert search.seconds == [4.0]                      # the level's time: there is no clock
     assert log["search"] - log["play"] < 0.2
     assert [line for line in out.getvalue().splitlines() if line.startswith("move ")]
+
+
+def test_hostile_lines_get_an_error_and_the_session_goes_on() -> None:
+    s = OtepSession(OtepSettings(level="easy"), RecordingSearch())
+    for line in ("rules dim:99999 start:/1/", "rules dim:\u0661\u0661 " + OT_COPENHAGEN[7:],
+                 "rules " + OT_COPENHAGEN.replace("/11/", "/100000000/", 1)):
+        out = s.handle(line)
+        assert len(out) == 1 and out[0].startswith("error -1 rules not supported"), out
+    assert s.handle("rules " + OT_COPENHAGEN)[0].startswith("status playing")
+    for line in ("position /100000000/" + "11/" * 10, "position " + "9" * 5000,
+                 "opponent-move d01-d3 " + AFTER_D1_D3.replace("/3t7/", "/3t07/"), "side \u0661"):
+        out = s.handle(line)
+        assert len(out) == 1 and out[0].startswith("error 0") and len(out[0]) < 400, out
+    assert s.board.position_otn() == Board("copenhagen").position_otn()
+    assert s.handle("play attackers")[-1].startswith("move ")
