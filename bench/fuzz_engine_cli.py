@@ -115,6 +115,11 @@ def base_case(rng: random.Random) -> Case:
     return Case(args)
 
 
+def _argv(case: Case) -> list[str]:
+    """The command line as the OS can pass it: argv cannot hold NUL (records can)."""
+    return [a.replace("\0", "") for a in case.args]
+
+
 def mutate(rng: random.Random, case: Case) -> Case:
     args = list(case.args)
     record = case.record
@@ -162,7 +167,7 @@ def strict_position_ok(text: str, size: int) -> bool:
 
 def refused_by_reference(case: Case) -> str | None:
     """Why a strict reading refuses this command line (None: no opinion)."""
-    a = case.args
+    a = _argv(case)
     if a and a[0] in ("moves", "perft", "bestmove") and "--variant" in a and "--position" in a:
         try:
             variant = a[a.index("--variant") + 1]
@@ -186,7 +191,7 @@ def _limits() -> None:
 
 def run_case(case: Case, tmp: Path, n: int, timeout: float,
              repo: Path = REPO) -> tuple[str | None, Case, str]:
-    args = [a.replace("\0", "") for a in case.args]    # argv cannot hold NUL (records can)
+    args = _argv(case)
     if case.record is not None:
         path = tmp / f"record-{n}.txt"
         path.write_bytes(case.record.encode("utf-8", "surrogatepass"))

@@ -183,12 +183,15 @@ def _square(file: int, rank: int) -> str:
     return f"{'abcdefghijklmnopqrs'[file]}{rank + 1}"
 
 
-#: OTN rules records of our variants at their default options. Copenhagen's is
-#: OpenTafl's own record, entry for entry. The others are the records this
+#: OTN rules records of our variants. Copenhagen's is OpenTafl's own record,
+#: entry for entry (its tfr:w is played as repetition=mover_loses: OTN cannot
+#: write the text's "the defenders lose"). The others are the records this
 #: engine writes for its variants (``tafl-engine otep`` accepts them back); rules
-#: OTN cannot express (Tablut's camps and eternity rule, Throw Board's
-#: stop-between rule, York's rules 9-10) are implied by the ``name:`` entry,
-#: which must then be present.
+#: OTN cannot express (Tablut's camps, Throw Board's stop-between rule, York's
+#: rules 9-10) are implied by the ``name:`` entry, which must then be present.
+#: Repetition and shieldwall are always read from the record's own entries
+#: (``host_options``): a Tablut record without tfr is a draw on repetition, as
+#: OpenTafl referees it, not the eternity rule.
 VARIANT_RECORDS: dict[str, str] = {
     "copenhagen": "dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y "
                   "start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/",
