@@ -358,72 +358,27 @@ class MotionPlanner:
         return [self.transfer(places, square, slot, "park")]
 
     def plan_arrangement(self, places: dict[Location, str], target: dict[int, str],
-                         start: Point | None = None, kind: str = "setup") -> list[Step]:
-        """Turn the board into `target` (square -> piece): pieces that do not belong go to
-        storage, then the missing ones come from storage. Pairs are chosen by a
-        minimum-total-distance assignment, and visited nearest-first."""
-        lay = self.layout
-        cur = dict(places)
-        pos = start if start is not None else lay.position(KING_SLOT)
-        steps: list[Step] = []
-        # 1. clear what does not belong
-        leaving = [sq for sq, p in cur.items() if isinstance(sq, int) and target.get(sq) != p]
-        pairs: list[tuple[Location, Location]] = []
-        for side in SIDES:
-            movers = [sq for sq in leaving if side_of(cur[sq]) == side]
-            kings = [sq for sq in movers if cur[sq] == KING]
-            if kings and KING_SLOT not in cur:
-                pairs.append((kings[0], KING_SLOT))
-                movers = [sq for sq in movers if sq != kings[0]]
-            free = [s for s in lay.slots(side) if s not in cur and s != KING_SLOT]
-            if len(free) < len(movers):
-                raise PlanError(f"not enough free {side}' slots to clear the board")
-            cols = assign([[math.dist(lay.position(sq), lay.position(s)) for s in free]
-                           for sq in movers])
-            pairs += [(sq, free[c]) for sq, c in zip(movers, cols)]
-        clear_kind = "clear" if kind == "clear" else kind
-        steps_a, cur, pos = self._visit(cur, pairs, pos, clear_kind)
-        steps += steps_a
-        # 2. bring what is missing
-        missing = [sq for sq, p in target.items() if cur.get(sq) != p]
-        pairs = []
-        for piece in ("K", "T", "t"):
-            want = [sq for sq in missing if target[sq] == piece]
-            if not want:
-                continue
-            have = [loc for loc, p in cur.items() if isinstance(loc, Slot) and p == piece]
-            if len(have) < len(want):
-                raise PlanError(f"storage holds {len(have)} of the {len(want)} '{piece}' "
-                                "pieces the position needs")
-            rows = assign([[math.dist(lay.position(s), lay.position(sq)) for s in have]
-                           for sq in want])
-            pairs += [(have[c], sq) for sq, c in zip(want, rows)]
-        steps_b, cur, pos = self._visit(cur, pairs, pos, kind)
-        return steps + steps_b
-
-    def _visit(self, places: dict[Location, str], pairs: list[tuple[Location, Location]],
-               pos: Point, kind: str) -> tuple[list[Step], dict[Location, str], Point]:
-        """Carry out pairs nearest pickup first; each planned against the table of the moment."""
-        lay = self.layout
-        todo = list(pairs)
-        cur = dict(places)
-        steps = []
-        while todo:
-            todo.sort(key=lambda pr: math.dist(pos, lay.position(pr[0])))
-            for k, (src, dst) in enumerate(todo):
-                try:
-                    step = self.transfer(cur, src, dst, kind)
-                except PlanError:
-                    continue            # blocked for now: try another pair first
-                del todo[k]
-                break
-            else:
-                src, dst = todo[0]
-                raise PlanError(f"no clear path for {lay.name(src)} -> {lay.name(dst)}")
-            steps.append(step)
-            cur = apply_step(cur, step)
-            pos = step.path[-1]
-        return steps, cur, pos
+                         start: Point | None = None, kind: str | None = None) -> list[Step]:
+        """Turn the table `places` (squares and slots) into `target` on the board: the
+        reset of plan_reset, as a PlanError when some target square cannot be filled or
+        some piece finds no free slot (set-up, clearing: `tafl-robot setup` / `clear`).
+        `kind` names every step ('setup', 'clear') instead of plan_reset's own names."""
+        board = {loc: p for loc, p in places.items() if isinstance(loc, int)}
+        storage = {loc: p for loc, p in places.items() if isinstance(loc, Slot)}
+        plan = self.plan_reset(board, storage, target, start)
+        if plan.missing:
+            piece = next(iter(plan.missing.values()))
+            want = sum(1 for q, p in target.items() if p == piece and board.get(q) != p)
+            have = want - sum(1 for p in plan.missing.values() if p == piece)
+            raise PlanError(f"board and storage hold {have} of the {want} '{piece}' pieces the "
+                            f"position still needs (missing on "
+                            f"{', '.join(self.layout.name(q) for q in sorted(plan.missing))})")
+        if plan.no_slot:
+            raise PlanError("no free storage slot for the pieces on "
+                            + ", ".join(self.layout.name(q) for q in sorted(plan.no_slot)))
+        if kind is None:
+            return list(plan.steps)
+        return [Step(s.src, s.dst, s.piece, kind, s.path) for s in plan.steps]
 
     # ------------------------------------------------------------------ reset between games
     def plan_reset(self, board: Mapping[int, object], storage: Mapping[Slot, object],
@@ -674,11 +629,13 @@ def _or_opt(order: list[int], first: np.ndarray, link: np.ndarray,
     the empty travel and keeps every carry after the ones it waits for."""
     order = list(order)
     n = len(order)
+    waits = [set(b) for b in before]
 
-    def cost(seq: list[int]) -> float:
-        return float(first[seq[0]] + sum(link[a, b] for a, b in zip(seq, seq[1:])))
+    def edge(a: int | None, b: int | None) -> float:
+        if b is None:
+            return 0.0                          # after the last carry the magnet rests
+        return float(first[b] if a is None else link[a, b])
 
-    best = cost(order)
     improved = True
     while improved:
         improved = False
@@ -686,26 +643,33 @@ def _or_opt(order: list[int], first: np.ndarray, link: np.ndarray,
             for i in range(n - length + 1):
                 run = order[i:i + length]
                 rest = order[:i] + order[i + length:]
+                prev = rest[i - 1] if i > 0 else None
+                nxt = rest[i] if i < len(rest) else None
+                gain = edge(prev, run[0]) + edge(run[-1], nxt) - edge(prev, nxt)
+                runset = set(run)
                 for j in range(len(rest) + 1):
                     if j == i:
                         continue
-                    cand = rest[:j] + run + rest[j:]
-                    if not _respects(cand, before):
+                    a = rest[j - 1] if j > 0 else None
+                    b = rest[j] if j < len(rest) else None
+                    if edge(a, run[0]) + edge(run[-1], b) - edge(a, b) >= gain - 1e-9:
                         continue
-                    c = cost(cand)
-                    if c < best - 1e-9:
-                        order, best, improved = cand, c, True
-                        break
+                    if j < i:       # the run jumps back over rest[j:i]: none of them may be awaited
+                        jumped = rest[j:i]
+                        if any(x in waits[r] for r in run for x in jumped):
+                            continue
+                    else:           # the run jumps forward over rest[i:j]: none may await it
+                        jumped = rest[i:j]
+                        if any(waits[x] & runset for x in jumped):
+                            continue
+                    order = rest[:j] + run + rest[j:]
+                    improved = True
+                    break
                 if improved:
                     break
             if improved:
                 break
     return order
-
-
-def _respects(order: list[int], before: list[list[int]]) -> bool:
-    at = {c: k for k, c in enumerate(order)}
-    return all(at[b] < at[c] for c in order for b in before[c])
 
 
 _FORBID = 1e9          # an assignment cost that is never chosen while anything else is possible
