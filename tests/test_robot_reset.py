@@ -262,3 +262,7 @@ def test_bad_input_is_a_clear_error(layout, planner):
         planner.plan_reset({200: "t"}, {}, {})
     with pytest.raises(PlanError, match="stored in the attackers' slot"):
         planner.plan_reset({}, {Slot("attackers", 1): "T"}, {})
+    with pytest.raises(PlanError, match="no storage slot att-99"):
+        planner.plan_reset({}, {Slot("attackers", 99): "t"}, {})
+    with pytest.raises(PlanError, match="target: not a piece: 'x' on a1"):
+        planner.plan_reset({}, {}, {0: "x"})
