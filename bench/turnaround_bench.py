@@ -44,10 +44,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from calibration.config import Config  # noqa: E402
-from engine import Board  # noqa: E402
 from engine.replay import ReplayError, replay, tokenize  # noqa: E402
 from robot.collision import check_plan  # noqa: E402
-from robot.layout import KING_SLOT, Location, Slot, TableLayout, piece_letter, start_position  # noqa: E402
+from robot.layout import Location, Slot, TableLayout, start_position  # noqa: E402
 from robot.planner import MotionPlanner, MotionTimes, Step, apply_step  # noqa: E402
 
 GAME_FILES = (ROOT.parent / "shared" / "data" / "copenhagen-games.csv",
@@ -77,25 +76,12 @@ def final_positions(path: Path, planner: MotionPlanner, limit: int | None) -> li
             if exc.ply <= 1:
                 continue
             result = replay("copenhagen", moves[:exc.ply - 1])   # stop at the first end
-        games.append(table_after(number + 1, result.board, planner))
+        places, last = planner.table_after(result.board)
+        games.append(Game(number + 1, len(result.board.move_stack), places,
+                          planner.layout.position(last)))
         if limit is not None and len(games) >= limit:
             break
     return games
-
-
-def table_after(number: int, final: Board, planner: MotionPlanner) -> Game:
-    lay = planner.layout
-    board = Board("copenhagen")
-    places: dict[Location, str] = {sq: piece_letter(p) for sq, p in board.pieces().items()}
-    last: Location = KING_SLOT
-    for move in final.move_stack:
-        captures = board.push(move)
-        places[move.to_sq] = places.pop(move.from_sq)
-        for sq in captures:
-            piece = places.pop(sq)
-            places[planner.park_slot(places, piece, lay.position(sq))] = piece
-        last = move.to_sq
-    return Game(number, len(final.move_stack), places, lay.position(last))
 
 
 def split(places: dict[Location, str]) -> tuple[dict[int, str], dict[Slot, str]]:

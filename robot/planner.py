@@ -31,7 +31,7 @@ import heapq
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -40,6 +40,9 @@ from robot.kinematics import AxisLimits, junction_speed, make_block, replan, str
     trapezoid_time
 from robot.layout import ATTACKER, DEFENDER, KING, KING_SLOT, SIDES, Location, Slot, TableLayout, \
     location_from_json, location_to_json, piece_letter, side_of
+
+if TYPE_CHECKING:
+    from engine import Board
 
 Point = tuple[float, float]
 
@@ -390,6 +393,24 @@ class MotionPlanner:
         return [Step(s.src, s.dst, s.piece, kind, s.path) for s in plan.steps]
 
     # ------------------------------------------------------------------ reset between games
+    def table_after(self, game: "Board") -> tuple[dict[Location, str], Location]:
+        """The table after `game` was played from its start with every piece in place:
+        each capture parked as plan_move parks it (the nearest free slot of its side, the
+        king in his own); also where the last move ended (the carriage waits there)."""
+        from engine import Board  # engine is a lower layer; imported late to keep start-up light
+
+        board = Board(game.variant, options=game.options) if game.options else Board(game.variant)
+        places: dict[Location, str] = {sq: piece_letter(p) for sq, p in board.pieces().items()}
+        last: Location = KING_SLOT
+        for move in game.move_stack:
+            captures = board.push(move)
+            places[move.to_sq] = places.pop(move.from_sq)
+            for sq in captures:
+                piece = places.pop(sq)
+                places[self.park_slot(places, piece, self.layout.position(sq))] = piece
+            last = move.to_sq
+        return places, last
+
     def plan_reset(self, board: Mapping[int, object], storage: Mapping[Slot, object],
                    target: Mapping[int, object], start: Point | None = None,
                    times: "MotionTimes | None" = None,

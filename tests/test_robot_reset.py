@@ -12,7 +12,7 @@ import pytest
 from calibration.config import Config
 from engine import Board
 from robot.collision import check_plan
-from robot.layout import KING_SLOT, Slot, TableLayout, piece_letter, start_position
+from robot.layout import KING_SLOT, Slot, TableLayout, start_position
 from robot.planner import MotionPlanner, MotionTimes, ResetPlan, apply_step, plan_board_swap
 
 GAMES = Path(__file__).resolve().parent / "data" / "copenhagen-games.csv"
@@ -71,22 +71,15 @@ def start_with(layout, variant="copenhagen", **changes):
 
 
 def final_position(layout, planner, text: str) -> tuple[dict, int]:
-    """A recorded game replayed by the engine, each capture parked as the robot parks
-    it (nearest free slot); returns the table and the last move's destination."""
+    """A recorded game replayed by the engine up to its end, captures parked as the robot
+    parks them; returns the table and the last move's destination."""
     board = Board("copenhagen")
-    places: dict = {s: piece_letter(p) for s, p in board.pieces().items()}
-    last = 0
     for move_text in text.split():
         move = board.parse_move(move_text.split("x")[0])
         if board.is_game_over() or not board.is_legal(move):
             break
-        caps = board.push(move)
-        places[move.to_sq] = places.pop(move.from_sq)
-        for c in caps:
-            piece = places.pop(c)
-            places[planner.park_slot(places, piece, layout.position(c))] = piece
-        last = move.to_sq
-    return places, last
+        board.push(move)
+    return planner.table_after(board)
 
 
 def test_pieces_in_place_stay_and_a_misplaced_piece_goes_board_to_board(layout, planner):
