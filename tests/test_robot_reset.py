@@ -259,3 +259,14 @@ def test_bad_input_is_a_clear_error(layout, planner):
         planner.plan_reset({}, {Slot("attackers", 99): "t"}, {})
     with pytest.raises(PlanError, match="target: not a piece: 'x' on a1"):
         planner.plan_reset({}, {}, {0: "x"})
+
+
+def test_a_retry_offset_shifts_only_the_pickups_from_the_board(layout, planner):
+    target = start_position("copenhagen")
+    places = start_with(layout, d1=None, d3="t", a4=None, att_0="t")
+    plan = planner.plan_reset(*split(places), target, pickup_offset=(3.0, -2.0))
+    from_board = next(s for s in plan.steps if s.src == sq(layout, "d3"))
+    from_slot = next(s for s in plan.steps if isinstance(s.src, Slot))
+    x, y = layout.position(sq(layout, "d3"))
+    assert from_board.path[0] == (x + 3.0, y - 2.0)
+    assert from_slot.path[0] == layout.position(Slot("attackers", 0))
