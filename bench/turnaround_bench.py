@@ -98,7 +98,8 @@ def after(places: dict[Location, str], steps: list[Step]) -> dict[Location, str]
 def clear_then_setup(planner: MotionPlanner, game: Game, target: dict[int, str]) -> list[Step]:
     cleared = list(planner.plan_reset(*split(game.places), {}, game.start).steps)
     pos = cleared[-1].path[-1] if cleared else game.start
-    return cleared + list(planner.plan_reset(*split(after(game.places, cleared)), target, pos).steps)
+    setup = planner.plan_reset(*split(after(game.places, cleared)), target, pos)
+    return cleared + list(setup.steps)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -108,7 +109,8 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
 
 
-def run_on_simulator(config: Config, game: Game, steps: list[Step], speed: float) -> tuple[float, int]:
+def run_on_simulator(config: Config, game: Game, steps: list[Step],
+                     speed: float) -> tuple[float, int]:
     """The reset through the real stack; returns (simulated seconds, collisions seen)."""
     from robot.simrig import SimRig
 

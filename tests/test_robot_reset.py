@@ -89,7 +89,8 @@ def test_pieces_in_place_stay_and_a_misplaced_piece_goes_board_to_board(layout, 
     plan = planner.plan_reset(*split(places), target)
     assert [(s.src, s.dst, s.kind) for s in plan.steps] == [(sq(layout, "d3"), sq(layout, "d1"),
                                                              "transfer")]
-    assert plan.steps[0].path == (layout.position(sq(layout, "d3")), layout.position(sq(layout, "d1")))
+    assert plan.steps[0].path == (layout.position(sq(layout, "d3")),
+                                  layout.position(sq(layout, "d1")))
     replay_on(layout, planner, places, plan, target)
 
 
@@ -117,7 +118,8 @@ def test_a_captured_piece_comes_back_from_storage(layout, planner):
     places = start_with(layout, a4=None, att_0="t", f7=None, def_5="T")
     plan = planner.plan_reset(*split(places), target)
     assert {(s.src, s.dst, s.kind) for s in plan.steps} == {
-        (Slot("attackers", 0), sq(layout, "a4"), "setup"), (Slot("defenders", 5), sq(layout, "f7"), "setup")}
+        (Slot("attackers", 0), sq(layout, "a4"), "setup"),
+        (Slot("defenders", 5), sq(layout, "f7"), "setup")}
     replay_on(layout, planner, places, plan, target)
 
 
@@ -126,7 +128,8 @@ def test_extra_pieces_go_to_storage_the_king_to_his_own_slot(layout, planner):
     target.pop(sq(layout, "a4"))
     places = start_with(layout)
     plan = planner.plan_reset(*split(places), target)
-    assert {(s.src, s.kind) for s in plan.steps} == {(sq(layout, "a4"), "park"), (sq(layout, "f6"), "park")}
+    assert {(s.src, s.kind) for s in plan.steps} == {(sq(layout, "a4"), "park"),
+                                                     (sq(layout, "f6"), "park")}
     king = next(s for s in plan.steps if s.piece == "K")
     assert king.dst == KING_SLOT
     attacker = next(s for s in plan.steps if s.piece == "t")
@@ -191,11 +194,11 @@ def test_the_assignment_matches_brute_force_on_small_random_cases(layout, planne
         board = {int(s): "t" for s in squares[:3]}
         target = {int(s): "t" for s in squares[3:8]}
         storage = {Slot("attackers", int(i)): "t" for i in rnd.choice(20, size=2, replace=False)}
-        carries, missing, no_slot = planner._reset_carries(board, storage, target, times.carry_estimate)
+        carries, missing, no_slot = planner._reset_carries(board, storage, target, times)
         assert not missing and not no_slot
 
         def cost(pairs):
-            return sum(float(times.carry_estimate([layout.position(a)], [layout.position(b)])[0, 0])
+            return sum(float(times.carry_only([layout.position(a)], [layout.position(b)])[0, 0])
                        for a, b in pairs)
 
         sources = list(board) + list(storage)
