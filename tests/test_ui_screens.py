@@ -25,7 +25,7 @@ from kiosk.ui.board_view import BoardGeometry
 from kiosk.ui.screenshots import StillController, game_view, idle_view
 from tests.ui_helpers import clean_queue, click, count_colour, find_button  # noqa: F401 - clean_queue is an autouse fixture
 
-SECRET = "test-secret"
+SECRET = "test-secret-0123456789"
 PIN = "2468"
 
 
@@ -40,7 +40,7 @@ class Clock:
 def make_config() -> Config:
     config = Config()
     config.kiosk.reward_secret = SECRET
-    config.kiosk.staff_pin_hash = hash_pin(PIN, iterations=1000)
+    config.kiosk.staff_pin_hash = hash_pin(PIN, iterations=10_000)
     config.kiosk.state_dir = "/nonexistent-tafl-state"
     return config
 
