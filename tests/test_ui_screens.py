@@ -270,10 +270,14 @@ def test_staff_mode_needs_the_pin(tmp_path):
         click(button(app, f"key.{digit}").center)
     click(button(app, "key.ok").center)
     frame(app, tmp_path)
+    app.current.guard.wait()             # the check runs on its own thread
+    frame(app, tmp_path)
     assert app.screen_name == "pin"
     for digit in PIN:
         key(getattr(pygame, f"K_{digit}"), digit)
     key(pygame.K_RETURN)
+    frame(app, tmp_path)
+    app.current.guard.wait()
     shot = frame(app, tmp_path)
     assert app.screen_name == "staff"
     assert shot.get_at((app.ctx.layout.width // 2, app.ctx.layout.height - 3))[:3] == (30, 30, 36)
