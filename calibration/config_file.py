@@ -297,6 +297,7 @@ RANGES: dict[str, tuple[Check, ...]] = {
     "KioskConfig.screen_size": (_range(100, 16384),),
     "KioskConfig.staff_pin_hash": (_pin_hash,),
     "KioskConfig.reward_secret": (_reward_secret,),
+    "KioskConfig.reward_valid_days": (_range(1, 3650),),
     "KioskConfig.variants": (_non_empty,),
     "KioskConfig.state_dir": (_non_empty,),
 }
