@@ -581,7 +581,8 @@ def load_config(path: PathLike | None = None) -> Config:
     name = os.fspath(path)
     try:
         with open(name, "rb") as fh:
-            data = tomllib.load(fh)
+            text = fh.read().decode("utf-8")
+        data = tomllib.loads(text)
     except FileNotFoundError:
         raise ConfigError([Problem(name, "", "an existing config file", "no such file")]) from None
     except IsADirectoryError:
@@ -599,6 +600,9 @@ def load_config(path: PathLike | None = None) -> Config:
     except OSError as exc:
         raise ConfigError([Problem(name, "", "a readable config file",
                                    exc.strerror or str(exc))]) from None
+    if text.startswith(HEADER) and END_LINE not in (line.strip() for line in text.splitlines()):
+        raise ConfigError([Problem(name, "", f"the line {END_LINE!r} that tafl-calibrate writes last",
+                                   f"a file cut short after line {len(text.splitlines())}")])
     return config_from_dict(data, name)
 
 
@@ -712,16 +716,23 @@ def _section(obj: Any, path: list[str], lines: list[str], with_comment: bool = T
     _emit(obj, path, lines)
 
 
+#: the first and last lines of a written config: a file that starts with HEADER but
+#: lacks END_LINE was cut short (a power cut, a full disk) and is refused, not read in
+#: part; keys a technician adds after END_LINE are read as usual
+HEADER = "# tafl-kiosk configuration (written by tafl-calibrate; its last line says it ends)."
+END_LINE = "# end of the tafl-kiosk configuration"
+
+
 def config_to_toml(config: Config) -> str:
     """The configuration as TOML text that load_config reads back to an equal Config."""
     lines = [
-        "# tafl-kiosk configuration (written by tafl-calibrate).",
+        HEADER,
         "# Every key is optional: a missing key takes the reference hardware's default.",
         "# Check it with: tafl-calibrate config --check FILE",
         "",
     ]
     _emit(config, [], lines)
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + ["", END_LINE]) + "\n"
 
 
 # --------------------------------------------------------------------------- atomic save

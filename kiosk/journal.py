@@ -103,6 +103,10 @@ class Journal:
         self.damage: JournalDamage | None = None
         if reading.damage is not None:
             self.damage = self._set_damaged_aside(reading.damage)
+        elif self._records:
+            log.info("%s: %d records read", self.path, len(self._records))
+        else:
+            log.info("%s: no journal, no game to resume", self.path)
         self._seq = self._records[-1].seq if self._records else 0
         self._file = None
         self._closed = False

@@ -398,3 +398,21 @@ def test_a_kiosk_on_a_bad_config_is_still_refused_and_a_good_one_gives_no_warnin
         load_kiosk_config(write(tmp_path, "[gantry]\nmagnet_on = 'M8?'\n"))
     cfg, warning = load_kiosk_config(write(tmp_path, "[kiosk]\nlanguage = 'sv'\n"))
     assert warning is None and cfg.kiosk.language == "sv"
+
+
+def test_a_written_config_cut_short_is_refused_not_read_in_part(tmp_path):
+    from calibration.config_file import END_LINE
+
+    config = Config()
+    config.kiosk.reward_secret = "0123456789abcdef0123"
+    text = config_to_toml(config)
+    assert text.rstrip().endswith(END_LINE)
+    path = write(tmp_path, text[:len(text) // 2].rsplit("\n", 1)[0] + "\n")   # valid TOML, half the keys
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    assert "cut short" in messages(exc)[0]
+    # what a technician adds after the end line is read as usual
+    added = load_config(write(tmp_path, text + "\n# added by hand\n[boards.board-13]\nsquares = 13\npitch_mm = 35.0\n"))
+    assert "board-13" in added.boards and added.kiosk.reward_secret == config.kiosk.reward_secret
+    # a hand-written file without the header needs no end line
+    assert load_config(write(tmp_path, "[kiosk]\nlanguage = 'sv'\n")).kiosk.language == "sv"
