@@ -44,6 +44,11 @@ def lines_of(state_dir) -> list[bytes]:
     return (state_dir / CURRENT_NAME).read_bytes().split(b"\n")[:-1]
 
 
+def without_checksums(state_dir) -> list[dict]:
+    """The journal's records as lines written before checksums existed would hold them."""
+    return [{k: v for k, v in json.loads(line).items() if k != "crc"} for line in lines_of(state_dir)]
+
+
 def put_lines(state_dir, lines: list[bytes], tail: bytes = b"\n") -> None:
     (state_dir / CURRENT_NAME).write_bytes(b"\n".join(lines) + tail)
 
@@ -60,11 +65,7 @@ def test_every_line_carries_a_checksum_and_reads_back(tmp_path):
 
 def test_an_old_journal_without_checksums_still_reads(tmp_path):
     write_game(tmp_path)
-    old = []
-    for line in lines_of(tmp_path):
-        obj = json.loads(line)
-        obj.pop("crc")
-        old.append(json.dumps(obj).encode())
+    old = [json.dumps(obj).encode() for obj in without_checksums(tmp_path)]
     # the old code closed a torn line off with a newline and went on with the next seq
     old.insert(3, b'{"seq":4,"kind":"visi')
     put_lines(tmp_path, old)
@@ -135,11 +136,7 @@ def test_a_whole_file_of_nonsense_keeps_nothing(tmp_path, content, words):
 
 def test_an_illegal_move_in_an_old_journal_cuts_the_game_there(tmp_path):
     write_game(tmp_path)
-    lines = []
-    for line in lines_of(tmp_path):
-        obj = json.loads(line)
-        obj.pop("crc")
-        lines.append(obj)
+    lines = without_checksums(tmp_path)
     lines[5]["move"] = "a1-a2"                         # a corner: nothing stands there
     put_lines(tmp_path, [json.dumps(o).encode() for o in lines])
     reading = read_journal(tmp_path / CURRENT_NAME)

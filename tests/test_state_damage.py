@@ -14,7 +14,6 @@ into the robot's ledger, which is covered here.
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 import os
 import random
 import subprocess
@@ -32,7 +31,7 @@ from robot.ledger import Ledger
 from robot.simulator import GrblSimulator
 
 from kiosk.journal import CURRENT_NAME, Journal, _line
-from kiosk.simnode import NodeView, node_main, serve_snapshots
+from kiosk.simnode import KioskNode, NodeView
 from kiosk.simworld import SimWorld
 
 LEDGER_NAME = "gantry-ledger-board-11.json"
@@ -104,34 +103,12 @@ DAMAGE = {
 
 # --------------------------------------------------------------------------- the kiosk process
 
-def _logged_node(log_path: str, *args: object) -> None:
-    """The kiosk process, with its log and its stderr (where a traceback would go) in one file."""
-    import logging
-
-    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    os.dup2(fd, 2)
-    logging.basicConfig(filename=log_path, level=logging.INFO,
-                        format="%(levelname)s %(name)s: %(message)s")
-    node_main(*args)
-
-
-class Boot:
-    """One kiosk process on the test's table (the same wiring as kiosk.simnode.KioskNode)."""
+class Boot(KioskNode):
+    """One kiosk process on the test's table, its log in a file."""
 
     def __init__(self, world: SimWorld, config: Config, state: Path, port: str, log_path: Path) -> None:
-        ctx = mp.get_context("spawn")
-        cam_here, cam_there = ctx.Pipe()
-        self.views, views_there = ctx.Pipe()
+        super().__init__(world, config, str(state), port, seed=1, log_path=str(log_path))
         self.log_path = log_path
-        self.process = ctx.Process(target=_logged_node, name="tafl-kiosk-damaged",
-                                   args=(str(log_path), config, str(state), port, cam_there, views_there,
-                                         1, 0.25, 0.1, None))
-        self.process.start()
-        cam_there.close()
-        views_there.close()
-        serve_snapshots(world, cam_here)
-        self._cam = cam_here
-        self.view: NodeView | None = None
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
@@ -139,27 +116,11 @@ class Boot:
     def wait(self, done, timeout_s: float) -> NodeView:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
-            try:
-                while self.views.poll(0.05):
-                    self.view = self.views.recv()
-            except (EOFError, OSError):
-                pass
-            if self.view is not None and done(self.view, self.log()):
-                return self.view
+            view = self.poll(0.05)
+            if view is not None and done(view, self.log()):
+                return view
             assert self.process.is_alive(), f"kiosk died (exit {self.process.exitcode}):\n{self.log()}"
         raise AssertionError(f"not booted in {timeout_s} s: {self.view}\n{self.log()}")
-
-    def stop(self) -> None:
-        try:
-            self.views.send("stop")
-        except (OSError, ValueError):
-            pass
-        self.process.join(timeout=15)
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join(timeout=5)
-        for conn in (self._cam, self.views):
-            conn.close()
 
 
 @pytest.fixture
@@ -181,7 +142,8 @@ def table(tmp_path):
 
     yield state, moves, world, boot
     for b in boots:
-        b.stop()
+        if b.process.is_alive():
+            b.stop()
     sim.stop()
 
 
