@@ -982,6 +982,8 @@ class GameController:
         if not diff or (self.state == State.VISITOR_TURN and
                         read_visitor_move(self.board, squares, self.leftovers).kind == "move") or (
                 self.goal is not None and (self.goal.scope is None or set(diff) <= self.goal.scope)):
+            log.info("%s: the camera agrees with the game rebuilt from the damaged journal: "
+                     "resuming at ply %d", self.journal.path, len(self.board.move_stack))
             return True
         notices.post(str(self.journal.path), f"the camera shows {len(diff)} squares unlike the game "
                      "rebuilt from the damaged journal", "the game is lost and the board will be cleared",

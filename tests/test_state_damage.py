@@ -155,13 +155,15 @@ def damage(path: Path, way: str) -> None:
         path.write_bytes(change(path, path.read_bytes()))
 
 
-def settled(moves: list[str], path: Path):
-    """The boot is over once the file is named in the log and the game is resumed or declared lost."""
+def settled(moves: list[str], path: Path, camera_check: bool = False):
+    """The boot is over once the file is named in the log and the game is resumed (after a
+    damaged journal: once the camera agreed with the rebuilt game) or declared lost."""
     def done(view: NodeView, log: str) -> bool:
         named = str(path) in log
         lost = "the game is lost" in log and view.state in ("clearing", "idle")
         resumed = view.resumed and list(view.moves) == moves[:len(view.moves)] and view.state in (
-            "visitor_turn", "thinking", "robot_moving", "verify") and "the game is lost" not in log
+            "visitor_turn", "thinking", "robot_moving", "verify") and "the game is lost" not in log \
+            and (not camera_check or "the camera agrees" in log)
         return named and (lost or resumed)
     return done
 
@@ -180,7 +182,7 @@ def test_a_damaged_journal_never_stops_the_kiosk(table, way):
         # nothing says a game was running: the kiosk boots idle and says there was no journal
         b.wait(lambda v, log: v.state == "idle" and f"{path}: no journal" in log, 90)
     else:
-        view = b.wait(settled(moves, path), 90)
+        view = b.wait(settled(moves, path, camera_check=True), 90)
         log = b.log()
         assert "WARNING kiosk.journal" in log and "damaged journal" in log
         assert list(path.parent.glob(CURRENT_NAME + ".damaged-*")), "the damaged journal is kept for staff"
