@@ -145,6 +145,7 @@ class KioskConfig:
     fullscreen: bool = True
     staff_pin_hash: str = ""            # "pbkdf2_sha256$iterations$salt$hash"; empty = staff mode off
     reward_secret: str = ""             # signs reward codes; generated at install
+    reward_valid_days: int = 365        # a reward code is honoured this many days after the win
     variants: tuple[str, ...] = ("copenhagen", "york", "tawlbwrdd", "tablut")
     state_dir: str = "/var/lib/tafl-kiosk"
 

@@ -175,13 +175,42 @@ def _dictionary(value: str) -> str | None:
     return "an ArUco dictionary name such as DICT_4X4_50"
 
 
-_PIN_HASH = re.compile(r"^pbkdf2_sha256\$[1-9][0-9]*\$[^$]+\$[0-9a-fA-F]+$")
+_PIN_HASH = re.compile(r"^pbkdf2_sha256\$([1-9][0-9]{0,9})\$[^$]+\$[0-9a-fA-F]+$")
+#: PBKDF2 iterations a staff PIN hash may use: fewer make a stolen config file's PIN
+#: quick to find; more make every check (on the kiosk's small computer) too slow
+PIN_ITERATIONS = (10_000, 2_000_000)
+#: the shortest reward secret: the installer writes 64 hex digits
+MIN_REWARD_SECRET = 16
 
 
 def _pin_hash(value: str) -> str | None:
-    if value == "" or _PIN_HASH.match(value):
+    if value == "":
         return None
-    return "'' (staff mode off) or 'pbkdf2_sha256$iterations$salt$hexhash'"
+    m = _PIN_HASH.match(value)
+    if m and PIN_ITERATIONS[0] <= int(m.group(1)) <= PIN_ITERATIONS[1]:
+        return None
+    return (f"'' (staff mode off) or 'pbkdf2_sha256$iterations$salt$hexhash' with "
+            f"{PIN_ITERATIONS[0]:,} to {PIN_ITERATIONS[1]:,} iterations")
+
+
+def _reward_secret(value: str) -> str | None:
+    if value == "" or len(value) >= MIN_REWARD_SECRET:
+        return None
+    return f"'' (reward codes off) or a secret of at least {MIN_REWARD_SECRET} characters"
+
+
+# What a G-code line for GRBL is made of (words, numbers, comments). Anything else is
+# refused: GRBL acts on ?, !, ~ and Ctrl-X the moment they arrive, wherever they stand
+# in a line (status report, feed hold, cycle start, soft reset), '$' starts a system
+# command, and a newline would make two lines of one command.
+_GCODE_LINE = re.compile(r"[A-Za-z0-9 .+\-();]{1,70}")
+
+
+def _gcode_line(value: str) -> str | None:
+    if _GCODE_LINE.fullmatch(value):
+        return None
+    return ("one G-code line of at most 70 letters, digits, spaces and . + - ( ) ; "
+            "(no ?, !, ~, $, control characters or newline)")
 
 
 def _distortion(value: list[float]) -> str | None:
@@ -242,8 +271,8 @@ RANGES: dict[str, tuple[Check, ...]] = {
     "GantryConfig.board_origin_mm": (_range(-5000, 5000),),
     "GantryConfig.rotation_deg": (_range(-180, 180),),
     "GantryConfig.scale": (_range(0.5, 2.0),),
-    "GantryConfig.magnet_on": (_non_empty,),
-    "GantryConfig.magnet_off": (_non_empty,),
+    "GantryConfig.magnet_on": (_non_empty, _gcode_line),
+    "GantryConfig.magnet_off": (_non_empty, _gcode_line),
     "GantryConfig.magnet_dwell_s": (_range(0, 10),),
     "GantryConfig.drag_feed_mm_min": (_range(10, 100_000),),
     "GantryConfig.response_timeout_s": (_range(0.1, 600),),
@@ -267,6 +296,8 @@ RANGES: dict[str, tuple[Check, ...]] = {
     "KioskConfig.idle_timeout_s": (_range(5, 86400),),
     "KioskConfig.screen_size": (_range(100, 16384),),
     "KioskConfig.staff_pin_hash": (_pin_hash,),
+    "KioskConfig.reward_secret": (_reward_secret,),
+    "KioskConfig.reward_valid_days": (_range(1, 3650),),
     "KioskConfig.variants": (_non_empty,),
     "KioskConfig.state_dir": (_non_empty,),
 }
@@ -318,6 +349,11 @@ def _cross_checks(cfg: Config) -> list[tuple[str, str, str]]:
             out.append(("kiosk.variants", f"at least one variant played on the installed {cfg.board} "
                         f"({installed.squares}x{installed.squares}: {', '.join(fitting) or 'none'})",
                         _describe(list(cfg.kiosk.variants))))
+    g = cfg.gantry
+    if g.magnet_on.strip().upper() == g.magnet_off.strip().upper():
+        out.append(("gantry.magnet_off", "a command other than gantry.magnet_on (the magnet must go off)",
+                    _describe(g.magnet_off)))
+    out += _travel_checks(cfg)
     for name, level in cfg.engine.levels.items():
         if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
             out.append((f"engine.levels.{name}", "a level name of letters, digits, '-' and '_'",
@@ -326,6 +362,29 @@ def _cross_checks(cfg: Config) -> list[tuple[str, str, str]]:
         if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
             out.append((f"boards.{name}", "a board name of letters, digits, '-' and '_'",
                         _describe(name)))
+    return out
+
+
+def _travel_checks(cfg: Config) -> list[tuple[str, str, str]]:
+    """Every board's corners and storage slots lie inside the gantry's travel (calibration/gantry.py)."""
+    from calibration.gantry import check_soft_limits, storage_slot_counts
+    from calibration.geometry import BoardGeometry, GantryTransform
+
+    out: list[tuple[str, str, str]] = []
+    transform = GantryTransform.from_config(cfg.gantry)
+    tx, ty = cfg.gantry.travel_mm
+    for name in cfg.boards:
+        try:
+            counts = storage_slot_counts(cfg, name)
+        except Exception:       # no variant on this board: kiosk.variants reports it
+            counts = {}
+        for problem in check_soft_limits(BoardGeometry.from_config(cfg, name), transform,
+                                         cfg.gantry.travel_mm, counts)[:1]:
+            # the origin places the board and its storage on the machine; [storage] and
+            # gantry.travel_mm are the other keys the message names
+            out.append(("gantry.board_origin_mm", f"the {problem.what} of {name} inside the gantry travel (0..{tx:g} x 0..{ty:g} mm, "
+                        "gantry.travel_mm) with this origin and [storage]",
+                        f"machine ({problem.machine_mm[0]:.0f}, {problem.machine_mm[1]:.0f}) mm"))
     return out
 
 
@@ -500,6 +559,7 @@ def _section_of(key: str) -> str:
 _CROSS_SECTIONS: dict[str, set[str]] = {
     "board": {"board", "boards"},
     "kiosk": {"kiosk", "board", "boards"},
+    "gantry": {"gantry", "boards", "storage"},
 }
 
 
@@ -521,7 +581,8 @@ def load_config(path: PathLike | None = None) -> Config:
     name = os.fspath(path)
     try:
         with open(name, "rb") as fh:
-            data = tomllib.load(fh)
+            text = fh.read().decode("utf-8")
+        data = tomllib.loads(text)
     except FileNotFoundError:
         raise ConfigError([Problem(name, "", "an existing config file", "no such file")]) from None
     except IsADirectoryError:
@@ -531,13 +592,44 @@ def load_config(path: PathLike | None = None) -> Config:
                                    "permission denied")]) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([Problem(name, "", "valid TOML", f"a syntax error: {exc}")]) from None
+    except RecursionError:
+        raise ConfigError([Problem(name, "", "valid TOML", "arrays or tables nested too deeply")]) from None
     except UnicodeDecodeError as exc:
         raise ConfigError([Problem(name, "", "UTF-8 text",
                                    f"undecodable bytes at offset {exc.start}")]) from None
     except OSError as exc:
         raise ConfigError([Problem(name, "", "a readable config file",
                                    exc.strerror or str(exc))]) from None
+    if text.startswith(HEADER) and END_LINE not in (line.strip() for line in text.splitlines()):
+        raise ConfigError([Problem(name, "", f"the line {END_LINE!r} that tafl-calibrate writes last",
+                                   f"a file cut short after line {len(text.splitlines())}")])
     return config_from_dict(data, name)
+
+
+#: what a kiosk loses when it boots on the built-in defaults
+DEFAULTS_LOSE = ("the calibration, the staff PIN (staff mode is off) and the reward secret "
+                 "(no reward codes)")
+
+
+def load_kiosk_config(path: PathLike | None = None) -> tuple[Config, str | None]:
+    """The configuration for a booting kiosk: `load_config`, except that a missing or empty
+    file is not fatal but gives the built-in defaults and a warning to show staff.
+
+    WHY: the service restarts the kiosk forever; a config file lost or emptied by a
+    power cut (a zero-length file after a crash is common on SD cards) must leave a
+    working screen that says loudly what is missing, not a crash loop, and never a
+    silent run without calibration, PIN hash and reward secret. A file with
+    anything wrong in it is still refused with every problem named.
+    """
+    name = os.fspath(path) if path is not None else DEFAULT_CONFIG_PATH
+    try:
+        empty = os.path.isfile(name) and not Path(name).read_bytes().strip()
+    except OSError:
+        empty = False
+    if not os.path.exists(name) or empty:
+        what = "is empty" if empty else "does not exist"
+        return Config(), f"{name}: the config file {what}: running on the built-in defaults, without {DEFAULTS_LOSE}"
+    return load_config(name), None
 
 
 # --------------------------------------------------------------------------- writing TOML
@@ -624,16 +716,23 @@ def _section(obj: Any, path: list[str], lines: list[str], with_comment: bool = T
     _emit(obj, path, lines)
 
 
+#: the first and last lines of a written config: a file that starts with HEADER but
+#: lacks END_LINE was cut short (a power cut, a full disk) and is refused, not read in
+#: part; keys a technician adds after END_LINE are read as usual
+HEADER = "# tafl-kiosk configuration (written by tafl-calibrate; its last line says it ends)."
+END_LINE = "# end of the tafl-kiosk configuration"
+
+
 def config_to_toml(config: Config) -> str:
     """The configuration as TOML text that load_config reads back to an equal Config."""
     lines = [
-        "# tafl-kiosk configuration (written by tafl-calibrate).",
+        HEADER,
         "# Every key is optional: a missing key takes the reference hardware's default.",
         "# Check it with: tafl-calibrate config --check FILE",
         "",
     ]
     _emit(config, [], lines)
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + ["", END_LINE]) + "\n"
 
 
 # --------------------------------------------------------------------------- atomic save

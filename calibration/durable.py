@@ -14,11 +14,15 @@ and `kiosk` may import, and this module imports nothing of ours.
 - `append_durably`: one write in append mode, fsync, and fsync the directory
   when the write created the file.
 - `fsync_dir`: make a rename or a new directory entry itself durable.
+- `set_aside`: move a damaged file out of the way under a name with the time,
+  so the program starts afresh and staff still find what was there.
 """
 from __future__ import annotations
 
 import os
 import tempfile
+import time
+from pathlib import Path
 
 PathLike = str | os.PathLike
 
@@ -108,6 +112,25 @@ def append_durably(path: PathLike, data: bytes, *, mode: int = 0o640) -> None:
         fsync_dir(os.path.dirname(os.path.abspath(name)))
 
 
+def set_aside(path: PathLike, *, now: float | None = None) -> Path:
+    """Rename a damaged ``path`` to ``<name>.damaged-<UTC time>`` beside it and return the new path.
+
+    The reader that found the damage keeps the file for staff instead of
+    deleting or overwriting it; a second damaged file in the same second gets
+    ``-2``, ``-3``... The rename is made durable (directory fsync).
+    """
+    src = Path(path)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(time.time() if now is None else now))
+    target = src.with_name(f"{src.name}.damaged-{stamp}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = src.with_name(f"{src.name}.damaged-{stamp}-{n}")
+    os.replace(src, target)
+    fsync_dir(src.parent)
+    return target
+
+
 def _keep_backup(path: str, backup: str) -> None:
     """Make ``backup`` a copy of ``path`` without a moment where either is missing."""
     directory = os.path.dirname(os.path.abspath(backup))
@@ -140,4 +163,4 @@ def _copy_ownership(old: str, new: str) -> None:
             pass                    # not root: the file becomes this user's, as any editor would do
 
 
-__all__ = ["fsync_dir", "atomic_write_bytes", "atomic_write_text", "append_durably"]
+__all__ = ["fsync_dir", "atomic_write_bytes", "atomic_write_text", "append_durably", "set_aside"]

@@ -73,11 +73,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from calibration.config_file import load_config
+    from calibration.config_file import load_kiosk_config
 
     from kiosk.faults import parse_faults
 
-    config = load_config(args.config)
+    config, config_warning = load_kiosk_config(args.config)
     faults = parse_faults(args.faults)
     variants = tuple(v.strip() for v in args.variant.split(",") if v.strip())
     from engine import VARIANTS
@@ -99,6 +99,11 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError("--headless needs --autoplay N (there is nothing else to do without a screen)")
     if args.faults and args.autoplay is None:
         raise ValueError("--faults needs --simulate --headless --autoplay N")
+    if config_warning is not None and (args.config is not None or not args.simulate):
+        from kiosk import notices          # a kiosk install without its config: loud, on the staff screen
+
+        file, problem = config_warning.split(": ", 1)
+        notices.post(file, problem, "restore it (tafl-calibrate, or the installer) and restart the kiosk")
     if args.autoplay is not None:
         if args.autoplay < 1:
             raise ValueError("--autoplay needs at least 1 game")

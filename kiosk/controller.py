@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Callable
 from calibration.config import Config
 from engine import Board, Move, Outcome, Piece, Side, square_name
 
+from kiosk import notices
 from kiosk.board_names import board_name_for
 from kiosk.inventory import InventoryFile, StorageInventory
 from kiosk.journal import Journal, Record
@@ -206,6 +207,7 @@ class GameController:
         self.calibration: object | None = None        # CalibrationStatus of the last staff step
         self._calibration_session = None               # touched on the gantry thread only
         self.teacher = Teacher.from_config(config)      # teaching: kiosk/teaching.py
+        self._damage_check = False                     # robust: resumed from a damaged journal
         self.resume()
 
     # ------------------------------------------------------------------ view
@@ -409,6 +411,8 @@ class GameController:
         for event in self.gantry.poll():
             self._on_gantry(event)
         self.teacher.poll(self.engine, self.board)          # teaching: an arrived hint
+        if self._damage_check and not self._check_damaged_resume():
+            return
         if self.state == State.THINKING:
             reply = self.engine.poll()
             if reply is not None and reply[0] == self._request:
@@ -908,6 +912,8 @@ class GameController:
         records = self.journal.records
         start = next((i for i in range(len(records) - 1, -1, -1) if records[i].kind == "game_started"), None)
         if start is None:
+            if self._journal_damage_lost():
+                return
             staff = self.journal.last("staff_setup")
             if staff is not None and not self.journal.last("goal_reached"):
                 self.setup_board_resume(staff.get("variant"))
@@ -964,10 +970,46 @@ class GameController:
             self.state = State.THINKING
             self._think_resumed()
         self._journal("state", state=self.state.value, resumed=True)
+        self._damage_check = self.journal.damage is not None
         if self.state == State.VISITOR_TURN:
             self._ponder()
         if self.state in (State.VERIFY, State.SETUP, State.CLEARING):
             self.message, self.message_args = "resume.checking", {}
+
+    # -- robust: a damaged journal (kiosk/journal.py moved it aside and kept its good prefix) --
+    def _journal_damage_lost(self) -> bool:
+        """The good prefix holds no game: say the game is lost, home, and clear the board."""
+        damage = self.journal.damage
+        if damage is None or not damage.game_lost:
+            return False
+        self._journal("game_lost", reason=damage.describe())
+        self.home()
+        self.clear_board()
+        return True
+
+    def _check_damaged_resume(self) -> bool:
+        """Once the camera reads the board: go on only if it shows the rebuilt game (or a move on)."""
+        squares = self.stability.stable()
+        if squares is None or self.board is None:
+            return self.board is None
+        self._damage_check = False
+        diff = diff_squares(squares, self.board.pieces())
+        if not diff or (self.state == State.VISITOR_TURN and
+                        read_visitor_move(self.board, squares, self.leftovers).kind == "move") or (
+                self.goal is not None and (self.goal.scope is None or set(diff) <= self.goal.scope)):
+            log.info("%s: the camera agrees with the game rebuilt from the damaged journal: "
+                     "resuming at ply %d", self.journal.path, len(self.board.move_stack))
+            return True
+        notices.post(str(self.journal.path), f"the camera shows {len(diff)} squares unlike the game "
+                     "rebuilt from the damaged journal", "the game is lost and the board will be cleared",
+                     logger=log)
+        self._journal("game_lost", reason=f"{len(diff)} squares differ from the rebuilt game")
+        self.engine.cancel()
+        self.goal, self.after_goal = None, None
+        self.outcome = Outcome(None, "journal damaged")
+        self._set_state(State.GAME_OVER)
+        self.clear_board()
+        return False
 
     def _think_resumed(self) -> None:
         self._request += 1

@@ -9,8 +9,17 @@ same code as a QR image): 10 bytes, Crockford base32, 16 characters:
     flags (1 byte) | day number since 2020-01-01 (2) | nonce (2) | HMAC-SHA256 truncated (5)
 
 The MAC uses ``config.kiosk.reward_secret``, so a code cannot be made up
-without the secret (a 40-bit tag: one chance in about 10^12 per guess), and
-staff can check a code with ``python -m kiosk.rewards verify CODE --secret S``.
+without the secret (a 40-bit tag: one chance in about 10^12 per guess). A
+code is honoured for ``config.kiosk.reward_valid_days`` after the day of the
+win (the day is inside the signed part, so it cannot be moved). Staff check a
+code with
+
+    python -m kiosk.rewards verify CODE [--config FILE]      # the secret from the config
+    printf '%s\n' "$SECRET" | python -m kiosk.rewards verify CODE --secret-stdin
+
+never with the secret on the command line, where `ps` and the shell history
+would show it. Exit status: 0 genuine and valid, 1 not genuine or expired,
+2 a usage or configuration error.
 """
 from __future__ import annotations
 
@@ -80,11 +89,18 @@ class RewardSession:
 
 @dataclass(frozen=True)
 class RewardCode:
-    """What a valid code says."""
+    """What a genuine code says."""
 
     unlocks: Unlocks
     day: _dt.date
     nonce: int
+
+    def expires(self, valid_days: int) -> _dt.date:
+        """The last day the code is honoured."""
+        return self.day + _dt.timedelta(days=valid_days)
+
+    def expired(self, valid_days: int, today: _dt.date | None = None) -> bool:
+        return (today or _dt.date.today()) > self.expires(valid_days)
 
 
 def _b32encode(data: bytes) -> str:
@@ -152,18 +168,56 @@ def qr_text(code: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args_in = sys.argv[1:] if argv is None else list(argv)
+    if any(a == "--secret" or a.startswith("--secret=") for a in args_in):
+        print("python -m kiosk.rewards: --secret is gone: a secret on the command line shows in ps and "
+              "the shell history; the secret comes from --config FILE or --secret-stdin", file=sys.stderr)
+        return 2
     parser = argparse.ArgumentParser(prog="python -m kiosk.rewards", description="check a visitor's reward code")
     sub = parser.add_subparsers(dest="command", required=True)
-    check = sub.add_parser("verify", help="say whether a code is genuine and what it unlocks")
+    check = sub.add_parser("verify", help="say whether a code is genuine, what it unlocks and whether it expired")
     check.add_argument("code")
-    check.add_argument("--secret", required=True, help="the kiosk's reward_secret")
-    args = parser.parse_args(argv)
-    result = verify_code(args.code, args.secret)
+    check.add_argument("--config", metavar="FILE", help="the kiosk's configuration, holding reward_secret "
+                       "and reward_valid_days (default $TAFL_KIOSK_CONFIG or /etc/tafl-kiosk/config.toml)")
+    check.add_argument("--secret-stdin", action="store_true",
+                       help="read the secret from the first line of standard input instead of the config")
+    args = parser.parse_args(args_in)
+    try:
+        secret, valid_days = _secret_and_validity(args)
+    except ValueError as exc:
+        print(f"python -m kiosk.rewards: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 2
+    result = verify_code(args.code, secret)
     if result is None:
         print("not a genuine code")
         return 1
-    print(f"genuine: {', '.join(result.unlocks.names())} (issued {result.day.isoformat()})")
+    issued = result.day.isoformat()
+    if result.expired(valid_days):
+        print(f"expired: {', '.join(result.unlocks.names())} (issued {issued}, valid until "
+              f"{result.expires(valid_days).isoformat()})")
+        return 1
+    print(f"genuine: {', '.join(result.unlocks.names())} (issued {issued}, valid until "
+          f"{result.expires(valid_days).isoformat()})")
     return 0
+
+
+def _secret_and_validity(args: argparse.Namespace) -> tuple[str, int]:
+    """The reward secret and validity from the config (or the secret from stdin); ValueError if missing."""
+    from calibration.config import DEFAULT_CONFIG_PATH, Config
+    from calibration.config_file import load_config
+
+    path = args.config or os.environ.get("TAFL_KIOSK_CONFIG") or DEFAULT_CONFIG_PATH
+    if args.secret_stdin:
+        config = load_config(path) if args.config or os.path.exists(path) else Config()
+        secret = sys.stdin.readline().rstrip("\r\n")
+        if not secret:
+            raise ValueError("no secret on standard input")
+    else:
+        config = load_config(path)
+        secret = config.kiosk.reward_secret
+        if not secret:
+            raise ValueError(f"{path}: kiosk.reward_secret is empty: this kiosk gives no reward codes")
+    return secret, config.kiosk.reward_valid_days
 
 
 if __name__ == "__main__":

@@ -27,8 +27,9 @@ from calibration.config import Config
 from robot.gantry import Gantry, RobotError
 from robot.grbl import GrblDriver, GrblError
 from robot.layout import Location, TableLayout
-from robot.ledger import Ledger, LedgerError
+from robot.ledger import Ledger, LedgerError, load_or_set_aside
 
+from kiosk import notices
 from kiosk.ports import Transfer
 
 log = logging.getLogger("kiosk.robot")
@@ -48,15 +49,26 @@ class GantryMover:
     def _board(self, board_name: str) -> None:
         self.layout = TableLayout(self.config, board_name)
         self.ledger_path = (self.state_dir / f"gantry-ledger-{board_name}.json") if self.state_dir else None
-        try:
-            self.ledger = (Ledger.load_or_new(self.ledger_path, self.layout) if self.ledger_path
-                           else Ledger.in_storage(self.layout))
-        except LedgerError as exc:
-            log.error("%s: starting a fresh ledger", exc)
+        if self.ledger_path is None:
             self.ledger = Ledger.in_storage(self.layout)
+        else:
+            loaded = load_or_set_aside(self.ledger_path, self.layout)
+            self.ledger = loaded.ledger
+            if loaded.damage is not None:
+                kept = f"; the damaged file is kept as {loaded.kept_as.name}" if loaded.kept_as else ""
+                notices.post(str(self.ledger_path), f"damaged ledger, {loaded.damage}",
+                             f"a fresh ledger assumes every piece in storage: storage must be checked{kept}",
+                             logger=log)
+            elif not self.ledger_path.exists():
+                log.info("%s: no ledger yet: every piece is assumed in storage", self.ledger_path)
         if self.gantry is not None:
             self.gantry = Gantry(self.gantry.driver, self.layout, self.ledger, self.config.gantry,
                                  self.ledger_path)
+
+    @property
+    def storage_check_needed(self) -> bool:
+        """The ledger was rebuilt from a damaged file: what storage holds is a guess until checked."""
+        return self.ledger.storage_check_needed
 
     # -- Mover ------------------------------------------------------------
     def use_board(self, board_name: str, variant: str) -> None:

@@ -65,9 +65,20 @@ def serve_snapshots(world: SimWorld, conn: Connection) -> threading.Thread:
 
 
 def node_main(config: Config, state_dir: str, port: str, camera_conn: Connection, view_conn: Connection,
-              seed: int, stable_s: float, engine_time_scale: float, start: tuple | None) -> None:
-    """The kiosk process: the controller and its helpers, until told to stop (or killed)."""
+              seed: int, stable_s: float, engine_time_scale: float, start: tuple | None,
+              log_path: str | None = None) -> None:
+    """The kiosk process: the controller and its helpers, until told to stop (or killed).
+
+    With `log_path`, its log (INFO and up) and its stderr, where a traceback
+    would go, are appended to that file, for a caller that reads what the
+    kiosk said."""
     import os
+
+    if log_path is not None:
+        import logging
+
+        os.dup2(os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644), 2)
+        logging.basicConfig(filename=log_path, level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 
     from kiosk.camera_thread import CameraThread
     from kiosk.controller import GameController
@@ -111,13 +122,14 @@ class KioskNode:
     """The table process's handle on one kiosk process."""
 
     def __init__(self, world: SimWorld, config: Config, state_dir: str, port: str, *, seed: int = 0,
-                 stable_s: float = 0.25, engine_time_scale: float = 0.1, start: tuple | None = None) -> None:
+                 stable_s: float = 0.25, engine_time_scale: float = 0.1, start: tuple | None = None,
+                 log_path: str | None = None) -> None:
         ctx = mp.get_context("spawn")
         cam_here, cam_there = ctx.Pipe()
         self.views, views_there = ctx.Pipe()
         self.process = ctx.Process(target=node_main, name="tafl-kiosk-node",
                                    args=(config, state_dir, port, cam_there, views_there, seed, stable_s,
-                                         engine_time_scale, start))
+                                         engine_time_scale, start, log_path))
         self.process.start()
         cam_there.close()
         views_there.close()

@@ -7,16 +7,26 @@ after every completed step, and a step in progress is written down *before*
 it starts: after a power cut or an alarm the robot knows exactly which piece
 may be lying part-way along which path (`pending`), and `Gantry.recover()`
 sweeps that path again.
+
+Reading validates the file against the ledger's schema (shape, types, board
+squares on the board, slots that exist, one king, no more pieces than the
+set, a well-formed `pending` step), because a ledger that is believed but
+wrong makes the gantry drag pieces into each other. `load_or_set_aside` never
+fails on a damaged file: it moves it aside (kept for staff, named with the
+time), starts from "every piece in storage" and marks the ledger
+`storage_check_needed`, so the kiosk knows storage must be checked before it
+is trusted (the flag is saved with the ledger until `storage_checked()`).
 """
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from calibration.durable import atomic_write_text
-from robot.layout import KING, Location, PieceSet, Slot, TableLayout, location_from_json, \
+from calibration.durable import atomic_write_text, set_aside
+from robot.layout import ATTACKER, KING, PIECES, SIDES, Location, PieceSet, Slot, TableLayout, \
     location_to_json, side_of
 
 LEDGER_FILE = "gantry-ledger.json"
@@ -37,6 +47,7 @@ class Ledger:
     places: dict[Location, str] = field(default_factory=dict)
     pending: dict | None = None          # the step being carried out, as Step.to_json()
     steps_done: int = 0
+    storage_check_needed: bool = False   # the ledger was rebuilt: storage is a guess until checked
 
     @classmethod
     def in_storage(cls, layout: TableLayout) -> "Ledger":
@@ -68,6 +79,10 @@ class Ledger:
         self.places[dst] = piece
         self.steps_done += 1
 
+    def storage_checked(self) -> None:
+        """Staff or the robot confirmed what storage holds: the ledger is trusted again."""
+        self.storage_check_needed = False
+
     def check(self, layout: TableLayout) -> None:
         """Every place exists and the king, if stored, is in his own slot."""
         for loc, piece in self.places.items():
@@ -86,29 +101,61 @@ class Ledger:
                 self.places.items(), key=lambda kv: (isinstance(kv[0], Slot), str(kv[0])))],
             "pending": self.pending,
             "steps_done": self.steps_done,
+            **({"storage_check_needed": True} if self.storage_check_needed else {}),
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "Ledger":
-        try:
-            if data.get("format") != FORMAT:
-                raise LedgerError(f"unknown ledger format {data.get('format')!r}")
-            ps = data["piece_set"]
-            places: dict[Location, str] = {}
-            for loc_json, piece in data["places"]:
-                loc = location_from_json(loc_json)
-                if piece not in ("t", "T", KING):
-                    raise LedgerError(f"bad piece {piece!r} in ledger")
-                if loc in places:
-                    raise LedgerError(f"two pieces at {loc} in ledger")
-                places[loc] = piece
-            return cls(str(data["board"]), int(data["size"]),
-                       PieceSet(int(ps["attackers"]), int(ps["defenders"])), places,
-                       data.get("pending"), int(data.get("steps_done", 0)))
-        except (KeyError, TypeError, ValueError) as exc:
-            if isinstance(exc, LedgerError):
-                raise
-            raise LedgerError(f"corrupt ledger: {exc}") from None
+    def from_json(cls, data: object) -> "Ledger":
+        """A ledger from its JSON form; LedgerError naming the first thing that is wrong."""
+        if not isinstance(data, dict):
+            raise LedgerError(f"not a ledger: {_kind(data)} instead of an object")
+        if data.get("format") != FORMAT:
+            raise LedgerError(f"unknown ledger format {data.get('format')!r}")
+        unknown = set(data) - {"format", "board", "size", "piece_set", "places", "pending", "steps_done",
+                               "storage_check_needed"}
+        if unknown:
+            raise LedgerError(f"unknown keys {', '.join(sorted(map(str, unknown)))}")
+        board, size = data.get("board"), data.get("size")
+        if not isinstance(board, str) or not board:
+            raise LedgerError(f"bad board name {board!r}")
+        if not _is_int(size) or not 5 <= size <= 25 or size % 2 == 0:
+            raise LedgerError(f"bad board size {size!r}")
+        ps = data.get("piece_set")
+        if not isinstance(ps, dict) or set(ps) != set(SIDES) or not all(
+                _is_int(ps[s]) and 1 <= ps[s] <= size * size for s in SIDES):
+            raise LedgerError(f"bad piece_set {ps!r}")
+        piece_set = PieceSet(ps["attackers"], ps["defenders"])
+        rows = data.get("places")
+        if not isinstance(rows, list):
+            raise LedgerError(f"places is {_kind(rows)}, not a list")
+        places: dict[Location, str] = {}
+        for row in rows:
+            if not isinstance(row, list) or len(row) != 2:
+                raise LedgerError(f"bad place entry {row!r}")
+            loc = _location(row[0], size, piece_set)
+            piece = row[1]
+            if piece not in PIECES:
+                raise LedgerError(f"bad piece {piece!r} in ledger")
+            if loc in places:
+                raise LedgerError(f"two pieces at {loc} in ledger")
+            places[loc] = piece
+        kings = sum(1 for p in places.values() if p == KING)
+        if kings != 1:
+            raise LedgerError(f"{kings} kings in ledger (the set has one)")
+        attackers = sum(1 for p in places.values() if p == ATTACKER)
+        if attackers > piece_set.attackers or len(places) - attackers > piece_set.defenders:
+            raise LedgerError(f"{attackers} attackers and {len(places) - attackers} defenders in ledger, "
+                              f"more than the set's {piece_set.attackers} and {piece_set.defenders}")
+        pending = data.get("pending")
+        if pending is not None:
+            _check_pending(pending, size, piece_set, places)
+        steps = data.get("steps_done", 0)
+        if not _is_int(steps) or steps < 0:
+            raise LedgerError(f"bad steps_done {steps!r}")
+        check_needed = data.get("storage_check_needed", False)
+        if not isinstance(check_needed, bool):
+            raise LedgerError(f"bad storage_check_needed {check_needed!r}")
+        return cls(board, size, piece_set, places, pending, steps, check_needed)
 
     def save(self, path: str | os.PathLike) -> None:
         """Write atomically: a power cut leaves the old or the new file, never half of one."""
@@ -119,10 +166,14 @@ class Ledger:
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Ledger":
         try:
-            with open(path, encoding="utf-8") as fh:
-                data = json.load(fh)
+            with open(path, "rb") as fh:
+                data = json.loads(fh.read().decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise LedgerError(f"{path}: not a ledger (not UTF-8 text at byte {exc.start})") from None
         except json.JSONDecodeError as exc:
             raise LedgerError(f"{path}: not a ledger (bad JSON: {exc})") from None
+        except RecursionError:
+            raise LedgerError(f"{path}: not a ledger (nested too deeply)") from None
         try:
             return cls.from_json(data)
         except LedgerError as exc:
@@ -145,3 +196,73 @@ class Ledger:
                               f"{layout.piece_set}")
         ledger.check(layout)
         return ledger
+
+
+@dataclass(frozen=True)
+class LedgerLoad:
+    """What `load_or_set_aside` found: the ledger to use and, if the file was damaged, why."""
+
+    ledger: Ledger
+    damage: str | None = None          # None: the file was good, or there was none (a fresh install)
+    kept_as: Path | None = None        # where the damaged file now is
+
+
+def load_or_set_aside(path: str | os.PathLike, layout: TableLayout) -> LedgerLoad:
+    """The saved ledger, or a fresh one if there is none; never fails on a damaged file.
+
+    A damaged file (unreadable, against the schema, for another board or set)
+    is moved aside and replaced by a fresh ledger that assumes every piece in
+    storage and says `storage_check_needed`. The caller logs `damage`.
+    """
+    try:
+        return LedgerLoad(Ledger.load_or_new(path, layout))
+    except (LedgerError, OSError, ValueError) as exc:
+        damage = str(exc)
+        if damage.startswith(f"{path}: "):
+            damage = damage[len(f"{path}: "):]
+    kept_as = set_aside(path) if Path(path).exists() else None
+    ledger = Ledger.in_storage(layout)
+    ledger.storage_check_needed = True
+    return LedgerLoad(ledger, damage or "unreadable", kept_as)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _kind(value: object) -> str:
+    return {type(None): "null", list: "a list", dict: "an object", str: "a string"}.get(
+        type(value), type(value).__name__)
+
+
+def _location(obj: object, size: int, piece_set: PieceSet) -> Location:
+    """A board square on the board or a slot the set has; LedgerError otherwise."""
+    if _is_int(obj):
+        if not 0 <= obj < size * size:
+            raise LedgerError(f"square {obj} is off the {size}x{size} board")
+        return obj
+    if isinstance(obj, list) and len(obj) == 2 and obj[0] in SIDES and _is_int(obj[1]):
+        if not 0 <= obj[1] < piece_set.count(obj[0]):
+            raise LedgerError(f"no storage slot {obj[0]} {obj[1]} (the set has "
+                              f"{piece_set.count(obj[0])})")
+        return Slot(obj[0], obj[1])
+    raise LedgerError(f"not a place: {obj!r}")
+
+
+def _check_pending(pending: object, size: int, piece_set: PieceSet, places: dict[Location, str]) -> None:
+    """The step in progress has the shape of Step.to_json() and fits the places."""
+    if not isinstance(pending, dict) or not {"src", "dst", "piece", "kind", "path"} <= set(pending):
+        raise LedgerError(f"bad pending step {pending!r:.80}")
+    src = _location(pending["src"], size, piece_set)
+    _location(pending["dst"], size, piece_set)
+    if pending["piece"] not in PIECES or not isinstance(pending["kind"], str):
+        raise LedgerError("bad pending step: piece or kind")
+    path = pending["path"]
+    if not isinstance(path, list) or not path or not all(
+            isinstance(p, list) and len(p) == 2 and all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in p)
+            for p in path):
+        raise LedgerError("bad pending step: its path is not a list of [x, y] millimetres")
+    if places.get(src) != pending["piece"]:
+        raise LedgerError(f"pending step carries {pending['piece']} from {src}, where the ledger has "
+                          f"{places.get(src) or 'nothing'}")

@@ -330,3 +330,89 @@ time_s = -1
         load_config(path)
     # board-13 is reported; default_level is not, as [engine] itself has a broken value
     assert [p.key for p in exc.value.problems] == ["gantry.rotation_deg", "engine.levels.hard.time_s", "board"]
+
+
+# ----------------------------------------------------------------------------- harmful semantics
+
+PIN_DIGEST = "0" * 64
+HARMFUL = {
+    "magnet_on equal to magnet_off": ('[gantry]\nmagnet_on = "M8"\nmagnet_off = "m8 "\n',
+                                      "gantry.magnet_off", "other than gantry.magnet_on"),
+    "magnet command with ?": ('[gantry]\nmagnet_on = "M8?"\n', "gantry.magnet_on", "no ?"),
+    "magnet command with !": ('[gantry]\nmagnet_off = "M9!"\n', "gantry.magnet_off", "no ?"),
+    "magnet command with ~": ('[gantry]\nmagnet_on = "~M8"\n', "gantry.magnet_on", "no ?"),
+    "magnet command with Ctrl-X": ('[gantry]\nmagnet_on = "M8\\u0018"\n', "gantry.magnet_on", "control"),
+    "magnet command with a newline": ('[gantry]\nmagnet_on = "M8\\nM3"\n', "gantry.magnet_on", "newline"),
+    "magnet command with $": ('[gantry]\nmagnet_on = "$H"\n', "gantry.magnet_on", "$"),
+    "board origin beyond the travel": ("[gantry]\nboard_origin_mm = [600.0, 40.0]\n",
+                                       "gantry.board_origin_mm", "inside the gantry travel"),
+    "board origin below zero": ("[gantry]\nboard_origin_mm = [170.0, -50.0]\n",
+                                "gantry.board_origin_mm", "inside the gantry travel"),
+    "storage beyond the travel": ("[storage]\nslot_pitch_mm = 100.0\n", "gantry.board_origin_mm", "slot"),
+    "PIN hash with 1 iteration": (f'[kiosk]\nstaff_pin_hash = "pbkdf2_sha256$1$00ff${PIN_DIGEST}"\n',
+                                  "kiosk.staff_pin_hash", "10,000 to 2,000,000 iterations"),
+    "PIN hash with 10^12 iterations": (
+        f'[kiosk]\nstaff_pin_hash = "pbkdf2_sha256$1000000000000$00ff${PIN_DIGEST}"\n',
+        "kiosk.staff_pin_hash", "iterations"),
+    "a 1-character reward secret": ('[kiosk]\nreward_secret = "x"\n', "kiosk.reward_secret", "at least 16"),
+    "5,000 nested [": ("x = " + "[" * 5000 + "\n", "", "valid TOML"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HARMFUL))
+def test_harmful_configs_are_refused_with_the_key_and_the_reason(tmp_path, case):
+    text, key, words = HARMFUL[case]
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    found = [p for p in exc.value.problems if p.key == key]
+    assert found and words in found[0].expected, messages(exc)
+
+
+def test_sane_magnet_commands_pin_hash_and_secret_load(tmp_path):
+    path = write(tmp_path, '[gantry]\nmagnet_on = "M3 S1000"\nmagnet_off = "M5 (off)"\n'
+                 f'[kiosk]\nstaff_pin_hash = "pbkdf2_sha256$200000$00ff${PIN_DIGEST}"\n'
+                 'reward_secret = "0123456789abcdef"\n')
+    cfg = load_config(path)
+    assert cfg.gantry.magnet_on == "M3 S1000" and cfg.kiosk.reward_secret == "0123456789abcdef"
+
+
+@pytest.mark.parametrize("content", [None, b"", b"  \n\n"])
+def test_a_kiosk_on_a_missing_or_empty_config_boots_on_defaults_with_a_loud_warning(tmp_path, content):
+    from calibration.config_file import load_kiosk_config
+
+    path = tmp_path / "config.toml"
+    if content is not None:
+        path.write_bytes(content)
+    cfg, warning = load_kiosk_config(path)
+    assert cfg == Config()
+    assert warning is not None and str(path) in warning
+    assert all(w in warning for w in ("calibration", "PIN", "reward secret"))
+    assert ("empty" if content is not None else "does not exist") in warning
+
+
+def test_a_kiosk_on_a_bad_config_is_still_refused_and_a_good_one_gives_no_warning(tmp_path):
+    from calibration.config_file import load_kiosk_config
+
+    with pytest.raises(ConfigError):
+        load_kiosk_config(write(tmp_path, "[gantry]\nmagnet_on = 'M8?'\n"))
+    cfg, warning = load_kiosk_config(write(tmp_path, "[kiosk]\nlanguage = 'sv'\n"))
+    assert warning is None and cfg.kiosk.language == "sv"
+
+
+def test_a_written_config_cut_short_is_refused_not_read_in_part(tmp_path):
+    from calibration.config_file import END_LINE
+
+    config = Config()
+    config.kiosk.reward_secret = "0123456789abcdef0123"
+    text = config_to_toml(config)
+    assert text.rstrip().endswith(END_LINE)
+    path = write(tmp_path, text[:len(text) // 2].rsplit("\n", 1)[0] + "\n")   # valid TOML, half the keys
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    assert "cut short" in messages(exc)[0]
+    # what a technician adds after the end line is read as usual
+    added = load_config(write(tmp_path, text + "\n# added by hand\n[boards.board-13]\nsquares = 13\npitch_mm = 35.0\n"))
+    assert "board-13" in added.boards and added.kiosk.reward_secret == config.kiosk.reward_secret
+    # a hand-written file without the header needs no end line
+    assert load_config(write(tmp_path, "[kiosk]\nlanguage = 'sv'\n")).kiosk.language == "sv"

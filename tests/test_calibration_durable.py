@@ -67,6 +67,35 @@ def test_append_durably_appends_and_creates_with_mode(tmp_path):
     assert _mode(log) == 0o640
 
 
-def test_fsync_dir_tolerates_what_it_cannot_open(tmp_path):
+def test_fsync_dir_tolerates_what_it_cannot_open(tmp_path, monkeypatch):
+    import calibration.durable as durable
+
+    synced, closed = [], []
+    real_fsync, real_close = os.fsync, os.close
+    monkeypatch.setattr(durable.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    monkeypatch.setattr(durable.os, "close", lambda fd: (closed.append(fd), real_close(fd)))
     fsync_dir(tmp_path)
-    fsync_dir(tmp_path / "missing")                  # best effort: no exception
+    assert len(synced) == 1 and closed == synced          # an existing directory is flushed and closed
+    fsync_dir(tmp_path / "missing")                       # cannot open: returns, nothing to flush
+    assert len(synced) == 1
+
+    def refuse(fd):
+        synced.append(fd)
+        raise OSError(22, "Invalid argument")             # a filesystem that cannot fsync a directory
+    monkeypatch.setattr(durable.os, "fsync", refuse)
+    fsync_dir(tmp_path)                                   # no exception...
+    assert len(synced) == 2 and closed[-1] == synced[-1]  # ...and the descriptor is still closed
+
+
+def test_set_aside_keeps_a_damaged_file_under_a_name_with_the_time(tmp_path):
+    from calibration.durable import set_aside
+
+    path = tmp_path / "ledger.json"
+    path.write_bytes(b"\xffdamaged")
+    first = set_aside(path, now=0)
+    assert first.name == "ledger.json.damaged-19700101-000000" and not path.exists()
+    assert first.read_bytes() == b"\xffdamaged"
+    path.write_text("again")
+    second = set_aside(path, now=0)
+    assert second.name == "ledger.json.damaged-19700101-000000-2" and second.read_text() == "again"
+    assert first.read_bytes() == b"\xffdamaged"

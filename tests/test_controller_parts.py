@@ -19,15 +19,15 @@ from kiosk.states import State, check_transition
 
 def test_journal_survives_a_torn_last_line_and_archives(tmp_path):
     j = Journal(tmp_path)
-    j.append("game_started", variant="copenhagen")
+    j.append("game_started", variant="copenhagen", options={}, visitor_side="attackers", level="easy")
     j.append("visitor_move", move="d1-d3")
     with open(j.path, "a", encoding="utf-8") as f:
         f.write('{"seq": 3, "kind": "robot_mo')          # the power went here
     again = Journal(tmp_path)
     assert [r.kind for r in again.records] == ["game_started", "visitor_move"]
-    rec = again.append("robot_move", move="h1-h3")
+    rec = again.append("robot_move", move="f4-c4")
     assert rec.seq == 3
-    assert json.loads(again.path.read_text().splitlines()[-1])["move"] == "h1-h3"
+    assert json.loads(again.path.read_text().splitlines()[-1])["move"] == "f4-c4"
     assert [r.kind for r in Journal(tmp_path).records] == ["game_started", "visitor_move", "robot_move"]
     target = again.archive("copenhagen")
     assert target is not None and target.parent.name == "games"

@@ -183,6 +183,17 @@ def test_destdir_works_like_root(tmp_path: Path) -> None:
                   env={"DESTDIR": str(root)})
     assert result.returncode == 0, result.stderr
     assert (root / "etc/systemd/system/tafl-kiosk.service").is_file()
+    # the same files, modes and contents as an install with --root, and no DESTDIR inside them
+    other = tmp_path / "root"
+    _install(src, other)
+    theirs, ours = _snapshot(other), _snapshot(root)
+    assert ours.keys() == theirs.keys()
+    for rel in ours:
+        if not rel.endswith("config.toml"):         # the installer writes a fresh reward secret there
+            assert ours[rel] == theirs[rel], rel
+    for path in root.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            assert str(root) not in path.read_text(errors="replace"), path
 
 
 def test_uninstall_keeps_the_game_log_unless_purged(tmp_path: Path) -> None:

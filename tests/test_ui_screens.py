@@ -25,7 +25,7 @@ from kiosk.ui.board_view import BoardGeometry
 from kiosk.ui.screenshots import StillController, game_view, idle_view
 from tests.ui_helpers import clean_queue, click, count_colour, find_button  # noqa: F401 - clean_queue is an autouse fixture
 
-SECRET = "test-secret"
+SECRET = "test-secret-0123456789"
 PIN = "2468"
 
 
@@ -40,7 +40,7 @@ class Clock:
 def make_config() -> Config:
     config = Config()
     config.kiosk.reward_secret = SECRET
-    config.kiosk.staff_pin_hash = hash_pin(PIN, iterations=1000)
+    config.kiosk.staff_pin_hash = hash_pin(PIN, iterations=10_000)
     config.kiosk.state_dir = "/nonexistent-tafl-state"
     return config
 
@@ -270,10 +270,14 @@ def test_staff_mode_needs_the_pin(tmp_path):
         click(button(app, f"key.{digit}").center)
     click(button(app, "key.ok").center)
     frame(app, tmp_path)
+    app.current.guard.wait()             # the check runs on its own thread
+    frame(app, tmp_path)
     assert app.screen_name == "pin"
     for digit in PIN:
         key(getattr(pygame, f"K_{digit}"), digit)
     key(pygame.K_RETURN)
+    frame(app, tmp_path)
+    app.current.guard.wait()
     shot = frame(app, tmp_path)
     assert app.screen_name == "staff"
     assert shot.get_at((app.ctx.layout.width // 2, app.ctx.layout.height - 3))[:3] == (30, 30, 36)

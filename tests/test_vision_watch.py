@@ -74,7 +74,10 @@ def test_watch_draws_the_board_as_read(watched):
 def test_watch_bar_shows_the_state(watched):
     _, view = watched
     colour = view.get_at((WINDOW[0] - 5, WINDOW[1] - 5))
-    assert any(_near(colour, c, 2) for c in STATE_COLOURS.values())
+    # four still frames 1/30 s apart (the folder's clock) are 0.1 s of stillness, short of
+    # camera.stable_s (0.7 s): the bar says "settling", not "stable" nor any other state
+    assert _near(colour, STATE_COLOURS["settling"], 2)
+    assert not _near(colour, STATE_COLOURS["stable"], 30)
 
 
 def test_watch_marks_an_unreadable_frame(tmp_path):

@@ -265,7 +265,7 @@ def save_screenshots(out_dir: str | os.PathLike[str], config: Any,
     if not config.kiosk.staff_pin_hash:
         from kiosk.staffpin import hash_pin
 
-        config.kiosk.staff_pin_hash = hash_pin("0000", iterations=1000)
+        config.kiosk.staff_pin_hash = hash_pin("0000", iterations=10_000)
     written: list[Path] = []
     for size in sizes:
         folder = Path(out_dir) / f"{size[0]}x{size[1]}"

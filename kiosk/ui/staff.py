@@ -1,7 +1,10 @@
 """Staff mode, behind a PIN: robot (home, jog, set up, clear, test move), camera, calibration, logs, levels, exit.
 
-The PIN is checked against the PBKDF2 hash in the config (kiosk/staffpin.py);
-three wrong PINs lock the keypad for 30 seconds. Jogging, test moves and the
+The PIN is checked against the PBKDF2 hash in the config on a thread of its
+own, and wrong PINs lock the keypad for longer and longer, across restarts
+(kiosk/staffpin.py's PinGuard). The PIN pad lists the staff notices
+(kiosk/notices.py: damaged state files, a missing config) so staff see them
+even when there is no PIN to get further. Jogging, test moves and the
 live camera picture use controller methods beyond the architecture's list
 (``jog(dx_mm, dy_mm)``, ``test_move(from_sq, to_sq)``, ``camera_snapshot() ->
 BGR frame | None``); a controller without them (a test double) gets buttons
@@ -19,7 +22,8 @@ import pygame
 
 from calibration.config import DEFAULT_CONFIG_PATH
 from kiosk import lockdown
-from kiosk.staffpin import verify_pin
+from kiosk import notices
+from kiosk.staffpin import PinGuard
 from kiosk.ui import palette
 from kiosk.ui.board_view import BoardGeometry, draw_board, draw_pieces
 from kiosk.ui.context import BaseScreen, UiContext
@@ -27,8 +31,6 @@ from kiosk.ui.fonts import font
 from kiosk.ui.staff_calibration import CalibrationPage
 from kiosk.ui.widgets import draw_button, draw_panel, draw_paragraph, draw_text, icon_arrow, icon_home
 
-LOCK_AFTER = 3
-LOCK_S = 30.0
 PIN_MAX = 8
 JOG_STEPS_MM = (0.5, 5.0, 20.0)
 CONFIG_ENV = "TAFL_KIOSK_CONFIG"
@@ -40,17 +42,26 @@ class PinScreen(BaseScreen):
     def __init__(self) -> None:
         super().__init__()
         self.digits = ""
-        self.failures = 0
-        self.locked_until = 0.0
+        self.guard: PinGuard | None = None
         self.message: str | None = None
 
     def enter(self, ctx: UiContext, **kwargs: Any) -> None:
         super().enter(ctx)
         self.digits = ""
         self.message = None
+        self._guard(ctx)
+
+    def _guard(self, ctx: UiContext) -> PinGuard:
+        if self.guard is None:
+            self.guard = PinGuard(ctx.config.kiosk.state_dir)
+        return self.guard
+
+    def locked(self, ctx: UiContext) -> bool:
+        guard = self._guard(ctx)
+        return guard.checking or guard.locked_for() > 0
 
     def press(self, ctx: UiContext, key: str) -> None:
-        if ctx.now < self.locked_until:
+        if self.locked(ctx):
             return
         if key == "del":
             self.digits = self.digits[:-1]
@@ -61,17 +72,20 @@ class PinScreen(BaseScreen):
             self.message = None
 
     def check(self, ctx: UiContext) -> None:
-        if verify_pin(self.digits, ctx.config.kiosk.staff_pin_hash):
-            self.failures = 0
+        """Hand the PIN to the guard's thread; `update` acts on the answer."""
+        if self._guard(ctx).submit(self.digits, ctx.config.kiosk.staff_pin_hash):
+            self.digits = ""
+            self.message = "staff.pin_checking"
+
+    def update(self, ctx: UiContext, dt: float = 0.0) -> None:
+        """Once a frame: take in a finished check."""
+        result = self._guard(ctx).poll()
+        if result is True:
+            self.message = None
             ctx.staff_unlocked = True
             ctx.navigate("staff")
-            return
-        self.digits = ""
-        self.failures += 1
-        self.message = "staff.pin_wrong"
-        if self.failures >= LOCK_AFTER:
-            self.failures = 0
-            self.locked_until = ctx.now + LOCK_S
+        elif result is False:
+            self.message = "staff.pin_wrong"
 
     def wants_key(self, event: pygame.event.Event, ctx: UiContext) -> bool:
         """Digits, Backspace and Escape are the PIN's; Enter too unless a keypad button has the focus."""
@@ -105,7 +119,8 @@ class PinScreen(BaseScreen):
         pad_h = 4 * T + 3 * g
         pad = pygame.Rect(lay.width - m - pad_w, (lay.height - pad_h) // 2, pad_w, pad_h)
         keys = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "del", "0", "ok"]
-        enabled = bool(ctx.config.kiosk.staff_pin_hash) and ctx.now >= self.locked_until
+        locked_for = self._guard(ctx).locked_for()
+        enabled = bool(ctx.config.kiosk.staff_pin_hash) and not self.locked(ctx)
         for k, key in enumerate(keys):
             r, c = divmod(k, 3)
             rect = pygame.Rect(pad.left + c * (T + g), pad.top + r * (T + g), T, T)
@@ -124,14 +139,19 @@ class PinScreen(BaseScreen):
             pygame.draw.circle(surface, palette.TEXT, (field.left + r * 3 + k * r * 3, field.centery), r)
         if not ctx.config.kiosk.staff_pin_hash:
             note = ctx.t("staff.pin_off")
-        elif ctx.now < self.locked_until:
-            note = ctx.t("staff.pin_locked", seconds=int(self.locked_until - ctx.now + 1))
+        elif locked_for > 0:
+            note = ctx.t("staff.pin_locked", seconds=int(locked_for + 1))
         elif self.message:
             note = ctx.t(self.message)
         else:
             note = ctx.t("staff.pin_hint")
-        draw_paragraph(surface, note, pygame.Rect(info.left, field.bottom + g * 3, info.width, info.bottom - field.bottom),
-                       lay.font_body, palette.TEXT_DIM)
+        bottom = draw_paragraph(surface, note, pygame.Rect(info.left, field.bottom + g * 3, info.width,
+                                                           info.bottom - field.bottom), lay.font_body, palette.TEXT_DIM)
+        found = notices.current()
+        if found:
+            text = "\n".join([ctx.t("staff.notices", count=len(found))] + [n.line() for n in found[-4:]])
+            draw_paragraph(surface, text, pygame.Rect(info.left, bottom + g, info.width, info.bottom - bottom - g),
+                           lay.font_small, palette.ORANGE, min_size=10)
 
 
 class StaffScreen(BaseScreen):

@@ -1,0 +1,117 @@
+"""The robot's ledger is checked against its schema when read; a damaged one is set aside,
+named in one WARNING, and replaced by a fresh ledger that says storage must be checked."""
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from calibration.config import Config
+from robot.layout import Slot, TableLayout
+from robot.ledger import Ledger, LedgerError, load_or_set_aside
+
+from kiosk import notices
+from kiosk.robot_adapter import GantryMover
+
+
+@pytest.fixture
+def layout() -> TableLayout:
+    return TableLayout(Config())
+
+
+def good(layout: TableLayout) -> dict:
+    return Ledger.in_storage(layout).to_json()
+
+
+def with_places(data: dict, places: list) -> dict:
+    return {**data, "places": places}
+
+
+def step(src, dst, piece="t") -> dict:
+    return {"src": src, "dst": dst, "piece": piece, "kind": "move", "path": [[0.0, 0.0], [40.0, 0.0]]}
+
+
+IMPOSSIBLE = {
+    "null": (lambda d: None, "null"),
+    "[]": (lambda d: [], "a list"),
+    "{}": (lambda d: {}, "format"),
+    "garbage pending": (lambda d: {**d, "pending": {"what": "ever"}}, "pending"),
+    "pending with a NaN path": (lambda d: {**d, "pending": {**step(["attackers", 0], 40),
+                                                            "path": [[float("nan"), 0.0]]}}, "path"),
+    "pending from an empty place": (lambda d: {**d, "pending": step(60, 61)}, "nothing"),
+    "slot -1": (lambda d: with_places(d, [[["attackers", -1], "t"]] + d["places"][1:]), "no storage slot"),
+    "slot past the last": (lambda d: with_places(d, [[["attackers", 99], "t"]] + d["places"][1:]), "no storage slot"),
+    "square off the board": (lambda d: with_places(d, [[121, "t"]] + d["places"][1:]), "off the 11x11"),
+    "5 kings": (lambda d: with_places(d, [[sq, "K"] for sq in (0, 1, 2, 3, 4)]), "5 kings"),
+    "no pieces": (lambda d: with_places(d, []), "0 kings"),
+    "too many attackers": (lambda d: with_places(d, d["places"] + [[sq, "t"] for sq in range(30)]), "more than"),
+    "a bad piece": (lambda d: with_places(d, d["places"][:-1] + [[60, "Q"]]), "bad piece"),
+    "size as text": (lambda d: {**d, "size": "11"}, "size"),
+    "steps_done negative": (lambda d: {**d, "steps_done": -3}, "steps_done"),
+}
+
+
+@pytest.mark.parametrize("case", list(IMPOSSIBLE))
+def test_impossible_ledgers_are_refused_with_the_reason(layout, case):
+    change, words = IMPOSSIBLE[case]
+    data = change(good(layout))
+    with pytest.raises(LedgerError, match=words):
+        Ledger.from_json(data)
+
+
+def test_a_good_ledger_with_a_pending_step_loads(layout, tmp_path):
+    data = good(layout)
+    data["pending"] = step(["attackers", 0], 60)
+    ledger = Ledger.from_json(data)
+    assert ledger.pending["src"] == ["attackers", 0] and ledger.piece_at(Slot("attackers", 0)) == "t"
+
+
+@pytest.mark.parametrize("content", [b"", b"\xff\xfe\x00garbage", bytes(range(256)), b"[" * 5000,
+                                     b'{"format": 1, "board": "board-11"', b"null", b"[]"])
+def test_unreadable_ledgers_are_set_aside_and_storage_must_be_checked(layout, tmp_path, content):
+    path = tmp_path / "gantry-ledger-board-11.json"
+    path.write_bytes(content)
+    loaded = load_or_set_aside(path, layout)
+    assert loaded.damage and loaded.kept_as is not None and loaded.kept_as.read_bytes() == content
+    assert loaded.kept_as.name.startswith(path.name + ".damaged-") and not path.exists()
+    assert loaded.ledger.storage_check_needed and loaded.ledger.places == Ledger.in_storage(layout).places
+
+
+def test_the_storage_check_flag_survives_a_restart_until_cleared(layout, tmp_path):
+    path = tmp_path / "ledger.json"
+    path.write_text("null")
+    ledger = load_or_set_aside(path, layout).ledger
+    ledger.save(path)
+    again = load_or_set_aside(path, layout)
+    assert again.damage is None and again.ledger.storage_check_needed
+    again.ledger.storage_checked()
+    again.ledger.save(path)
+    assert not load_or_set_aside(path, layout).ledger.storage_check_needed
+
+
+def test_a_ledger_for_another_board_is_set_aside(layout, tmp_path):
+    path = tmp_path / "ledger.json"
+    Ledger.in_storage(TableLayout(Config(), "board-9")).save(path)
+    loaded = load_or_set_aside(path, layout)
+    assert "board-9" in loaded.damage and loaded.ledger.storage_check_needed
+
+
+def test_no_ledger_is_a_fresh_install_not_damage(layout, tmp_path):
+    loaded = load_or_set_aside(tmp_path / "none.json", layout)
+    assert loaded.damage is None and not loaded.ledger.storage_check_needed
+
+
+def test_the_kiosk_names_a_damaged_ledger_once_and_says_storage_must_be_checked(tmp_path, caplog):
+    notices.clear()
+    path = tmp_path / "gantry-ledger-board-11.json"
+    data = good(TableLayout(Config()))
+    data["pending"] = {"src": "garbage"}
+    path.write_text(json.dumps(data))
+    with caplog.at_level(logging.WARNING):
+        mover = GantryMover(Config(), state_dir=str(tmp_path))
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and str(path) in warnings[0] and "pending" in warnings[0]
+    assert mover.storage_check_needed and mover.ledger.pending is None
+    assert [n.file for n in notices.current()] == [str(path)]
+    notices.clear()
