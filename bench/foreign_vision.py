@@ -148,6 +148,8 @@ def score_frames(condition: str, frames: int, seed0: int = 0, verbose: bool = Fa
         except NotReadable as exc:
             res.refused[str(exc)] = res.refused.get(str(exc), 0) + 1
             res.failures.append(f"{condition} seed {seed} {sample.board}: refused ({exc})")
+            if verbose:
+                print(res.failures[-1], flush=True)
             continue
         res.times_ms.append((time.perf_counter() - t0) * 1000)
         res.cpu_ms.append((time.process_time() - c0) * 1000)
