@@ -832,13 +832,16 @@ def prepare(board: str, position: str, condition: str = "museum", config: Config
     return Prepared(scene, layout, camera, ideal.astype(np.float32), scene_seed)
 
 
-def expose(prepared: Prepared, seed: int = 0, hand: HandPose | None = None) -> np.ndarray:
+def expose(prepared: Prepared, seed: int = 0, hand: HandPose | None = None,
+           onlooker_seed: int | None = None) -> np.ndarray:
     """One camera frame of a prepared scene: the room's shadows, a hand, the veils, then lens and sensor.
 
-    `seed` draws what changes from frame to frame (sensor noise, an onlooker's shadow)."""
+    `seed` draws what changes from frame to frame (sensor noise and, unless
+    `onlooker_seed` fixes it for a run of frames, where an onlooker's shadow falls)."""
     ideal = prepared.ideal.copy()
     p = prepared
-    apply_onlooker(ideal, p.scene, p.layout, p.camera, np.random.default_rng((p.scene_seed, seed, 13)))
+    o_seed = seed if onlooker_seed is None else onlooker_seed
+    apply_onlooker(ideal, p.scene, p.layout, p.camera, np.random.default_rng((p.scene_seed, o_seed, 13)))
     if hand is not None:
         apply_hand(ideal, p.scene, p.layout, p.camera, hand)
     apply_veils(ideal, p.scene, p.camera)

@@ -31,6 +31,8 @@ DARK_WOOD_LEVEL = 28.0
 # point: confidence there falls by a factor 1 + (level - this) / GLARE_SCALE.
 GLARE_WOOD_LEVEL = 235.0
 GLARE_SCALE = 4.0
+# Bare wood brighter than this reads at most half sure (see BoardReader.read).
+DAZZLED_WOOD_LEVEL = 246.0
 # Where the veil of glare is more than this share of the wood's light, the
 # camera saw the square through it: confidence falls by a factor
 # 1 + (share - this) * VEIL_SCALE.
@@ -43,9 +45,11 @@ ARM_SQUARES = 4
 # it keeps none of its share, at SHARP_HIGH all of it (linear between).
 SHARP_LOW = 0.2
 SHARP_HIGH = 0.6
-# ... and stands brighter than the wood round it; a "light piece" darker than
+# ... and is not darker than the wood round it (by more than NOT_LIGHTER grey
+# levels: noise, pale wood in dim light); a "light piece" darker than
 # its surroundings by more than this (grey levels) is a dark piece under glare.
 DARKER_THAN_WOOD = 10.0
+NOT_LIGHTER = 3.0
 
 
 @dataclass
@@ -78,23 +82,24 @@ class Reading:
 
 
 def light_needs_a_rim(probs: np.ndarray, outline: Outline) -> np.ndarray:
-    """Take the light-piece share away from squares without a piece's outline.
+    """Take the defender's share away from squares without a piece's outline.
 
     A veil of glare makes bare wood (or a dark piece) pale and bright like
     ivory, but it has no rim and does not stand out sharply from the wood
     round it (vision/shape.py). The share taken away goes to the attacker
     when the "light piece" is in fact darker than its surroundings, else to
     the empty square; a square in between keeps a split, unsure reading.
+    The king is left alone: his gold crown may be darker than the wood, and
+    he is found by it (vision/classifier.py).
     """
-    d, k = int(SquareClass.DEFENDER), int(SquareClass.KING)
+    d = int(SquareClass.DEFENDER)
     keep = np.clip((outline.sharpness - SHARP_LOW) / (SHARP_HIGH - SHARP_LOW), 0.0, 1.0)
-    keep = np.where(outline.lift < 0.0, 0.0, keep)
+    keep = np.where(outline.lift < -NOT_LIGHTER, 0.0, keep)
     if (keep >= 1.0).all():
         return probs
     out = probs.copy()
-    moved = (out[:, d] + out[:, k]) * (1.0 - keep)
+    moved = out[:, d] * (1.0 - keep)
     out[:, d] *= keep
-    out[:, k] *= keep
     to = np.where(outline.lift < -DARKER_THAN_WOOD, int(SquareClass.ATTACKER), int(SquareClass.EMPTY))
     out[np.arange(len(out)), to] += moved
     return out
@@ -172,6 +177,10 @@ class BoardReader:
         probs = self.classifier.probabilities(feats.values, self.marked, temper=temper, crown=feats.crown)
         outline = self.outline.measure(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), feats.top_px)
         probs = light_needs_a_rim(probs, outline)
+        # wood this close to white: a piece's rim may be lost in the glare, so
+        # neither "a piece" nor "no piece" is sure there
+        dazzled = feats.wood_lum > DAZZLED_WOOD_LEVEL
+        probs[dazzled] = 0.5 * probs[dazzled] + 0.5 / probs.shape[1]
         blown = feats.saturated | glare.clipped
         if blown.any():                 # glare: the camera saw pure white, nothing to judge by
             probs[blown] = 1.0 / probs.shape[1]

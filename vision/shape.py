@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 RAYS = 24
-INNER = 0.3            # radii (piece radii) the profile starts at ...
+INNER = 0.55           # radii (piece radii) the profile starts at (outside the king's crown) ...
 OUTER = 1.75           # ... and ends at
 EDGE_PX = 3            # pixels over which a piece's rim drops (lens blur included)
 
