@@ -38,6 +38,12 @@ DAZZLED_WOOD_LEVEL = 246.0
 # 1 + (share - this) * VEIL_SCALE.
 VEIL_SHARE = 0.35
 VEIL_SCALE = 4.0
+# ... and beyond it the reading is mixed with "anything" (which keeps its
+# order of classes but not its certainty), up to VEIL_DOUBT_MAX of the mix at
+# a share VEIL_DOUBT_SPAN above VEIL_SHARE: glare that bright makes wood look
+# like ivory and a glint like a piece's top, in a way no frame fusion undoes.
+VEIL_DOUBT_SPAN = 0.35
+VEIL_DOUBT_MAX = 0.6
 # Off-colour squares joined to the board's edge that make an arm (vision/occlusion.arm_region),
 # with at least one crossing hidden too: stage light of another colour hides none.
 ARM_SQUARES = 4
@@ -177,11 +183,13 @@ class BoardReader:
         probs = self.classifier.probabilities(feats.values, self.marked, temper=temper, crown=feats.crown)
         outline = self.outline.measure(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), feats.top_px)
         probs = light_needs_a_rim(probs, outline)
-        # wood this close to white: a piece's rim may be lost in the glare, so
-        # neither "a piece" nor "no piece" is sure there
+        # under a bright veil, or on wood this close to white (a piece's rim may
+        # be lost in the glare), neither "a piece" nor "no piece" is sure
         dazzled = feats.wood_lum > DAZZLED_WOOD_LEVEL
-        probs[dazzled] = 0.5 * probs[dazzled] + 0.5 / probs.shape[1]
-        blown = feats.saturated | glare.clipped
+        doubt = np.clip((glare.share - VEIL_SHARE) / VEIL_DOUBT_SPAN, 0.0, VEIL_DOUBT_MAX)
+        doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]
+        probs = (1.0 - doubt) * probs + doubt / probs.shape[1]
+        blown = feats.saturated
         if blown.any():                 # glare: the camera saw pure white, nothing to judge by
             probs[blown] = 1.0 / probs.shape[1]
         return Reading(probabilities=probs, features=feats, view=view, rectified=rect, size=self.size, glare=glare,
