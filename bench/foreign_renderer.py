@@ -17,14 +17,22 @@ choices wherever the spec leaves room:
   fill most of the frame, a division-model radial lens distortion;
 - light: a key lamp (its mirror glare on the varnish placed physically), warm
   spot pools, a linear gradient, white balance, vignetting, exposure;
-- sensor: defocus blur, signal-dependent noise, JPEG.
+- sensor: defocus blur, signal-dependent noise, JPEG;
+- the room (`Room`, drawn from its own seed stream so the scenes above stay
+  as they were): soft veils of light (a window or lamp mirrored in the
+  varnish, a flare in the lens) lying over wood, lines and pieces alike,
+  mild in `museum` (up to two) and strong in `hard` (two to four, clipping);
+  coloured stage spotlights (gels); dim exposure with the sensor's gain noise
+  in `hard`; the moving shadow of a visitor standing by the table (it moves
+  from frame to frame); and, on request, a visitor's arm and hand over the
+  board (`HandPose`), with its cast shadow.
 
 Only the figures (board sizes, marker ids/positions/sizes, piece sizes) come
 from the project's configuration defaults, which are the spec's figures.
 
 Command line:
     python bench/foreign_renderer.py --board board-11 --position OTN --out F.png
-        [--seed N] [--condition clean|museum|hard]
+        [--seed N] [--condition clean|museum|hard] [--hand]
 """
 from __future__ import annotations
 
@@ -100,6 +108,11 @@ class Scene:
     motion_blur_px: float = 0.0
     noise_sigma: float = 1.0
     jpeg_quality: int = 95
+    # the room (see Room): stage gels per spot (BGR gains), veils of light, a visitor's shadow
+    spot_tints: list[tuple[float, float, float]] = field(default_factory=list)
+    veils: list["Veil"] = field(default_factory=list)
+    onlooker: float = 0.0           # chance per frame that a visitor's shadow falls on the board
+    onlooker_strength: tuple[float, float] = (0.2, 0.4)
 
 
 def _u(rng: np.random.Generator, lo: float, hi: float) -> float:
@@ -163,6 +176,90 @@ def draw_scene(condition: str, rng: np.random.Generator, board_width_mm: float) 
         noise_sigma=(_u(rng, 0.5, 1.2), _u(rng, 1.8, 3.5), _u(rng, 3.5, 6.0))[level],
         jpeg_quality=int((rng.integers(92, 97), rng.integers(70, 93), rng.integers(55, 76))[level]),
     )
+
+
+@dataclass(frozen=True)
+class Veil:
+    """A soft patch or streak of light over everything in view, in board mm (x, y)."""
+
+    x: float
+    y: float
+    sigma_mm: float
+    aspect: float            # >1: a streak
+    angle_deg: float
+    level: float             # grey levels added at its peak (before exposure)
+    power: float             # 2: Gaussian; larger: a flatter top with a softer rim
+    tint: tuple[float, float, float]   # BGR, near white
+
+
+# Stage gels (BGR gains) for coloured spotlights.
+GELS_BGR = [(0.45, 0.75, 1.0), (0.75, 0.55, 1.0), (1.0, 0.82, 0.55), (0.6, 1.0, 0.65), (1.0, 0.95, 0.5),
+            (0.95, 0.5, 1.0)]
+
+
+def draw_room(scene: Scene, rng: np.random.Generator, board_width_mm: float) -> None:
+    """The room's extra light and shade for a condition, drawn from its own seed stream (see module doc)."""
+    level = CONDITIONS.index(scene.condition)
+    if level == 0:
+        return
+    w = board_width_mm
+    gel_chance, gel_mix = ((0.3, 0.5), (0.6, 1.0))[level - 1]
+    tints = []
+    for _ in scene.spots:
+        if rng.random() < gel_chance:
+            gel = np.array(GELS_BGR[int(rng.integers(len(GELS_BGR)))])
+            tints.append(tuple(float(v) for v in (1 - gel_mix) * np.array((0.78, 0.92, 1.0)) + gel_mix * gel))
+        else:
+            tints.append((0.78, 0.92, 1.0))
+    scene.spot_tints = tints
+    n_veils = int(rng.integers(0, 3)) if level == 1 else int(rng.integers(2, 5))
+    veils = []
+    for _ in range(n_veils):
+        warm = _u(rng, -0.04, 0.04)
+        veils.append(Veil(x=_u(rng, 0.05 * w, 0.95 * w), y=_u(rng, 0.05 * w, 0.95 * w),
+                          sigma_mm=_u(rng, 12, 45) if level == 1 else _u(rng, 15, 60),
+                          aspect=_u(rng, 1.0, 4.0), angle_deg=_u(rng, 0, 180),
+                          level=_u(rng, 45, 120) if level == 1 else _u(rng, 80, 190),
+                          power=float(rng.choice([2.0, 3.0, 4.0])),
+                          tint=(1.0 - warm, 1.0, 1.0 + warm)))
+    scene.veils = veils
+    if level == 2:
+        scene.exposure = _u(rng, 0.35, 0.55)
+        scene.noise_sigma = scene.noise_sigma * _u(rng, 1.0, 1.4)
+    scene.onlooker = (0.5, 0.8)[level - 1]
+    scene.onlooker_strength = ((0.15, 0.35), (0.25, 0.5))[level - 1]
+
+
+@dataclass(frozen=True)
+class HandPose:
+    """A visitor's arm reaching over the board: fingertips at (x, y) mm, `z` mm above it,
+    the arm coming in from the direction `azimuth_deg` (board frame), `skin` and `sleeve` BGR."""
+
+    x: float
+    y: float
+    z: float = 60.0
+    azimuth_deg: float = 270.0
+    skin: tuple[float, float, float] = (140.0, 170.0, 215.0)
+    sleeve: tuple[float, float, float] | None = (90.0, 60.0, 40.0)
+
+    def withdrawn(self, fraction: float, board_width_mm: float) -> "HandPose":
+        """The same arm pulled back along itself by `fraction` of the way out past the board's edge."""
+        a = math.radians(self.azimuth_deg)
+        reach = 1.3 * board_width_mm * fraction
+        return HandPose(self.x + reach * math.cos(a), self.y + reach * math.sin(a), self.z + 60 * fraction,
+                        self.azimuth_deg, self.skin, self.sleeve)
+
+
+def random_hand(rng: np.random.Generator, board_width_mm: float) -> HandPose:
+    """A hand over a random square, the arm from a random side, any skin tone, any sleeve (or none)."""
+    tone = _u(rng, 0, 1)
+    skin = np.array([180, 200, 235]) * (1 - tone) + np.array([45, 65, 100]) * tone
+    skin = tuple(float(v) for v in skin * rng.uniform(0.9, 1.1, 3))
+    sleeve = None if rng.random() < 0.3 else tuple(float(v) for v in rng.uniform(20, 230, 3))
+    w = board_width_mm
+    # fingertips down at a piece's height over the playing area, as when moving a piece
+    return HandPose(_u(rng, 0.2 * w, 0.8 * w), _u(rng, 0.2 * w, 0.8 * w), _u(rng, 20, 60), _u(rng, 0, 360),
+                    skin, sleeve)
 
 
 # --------------------------------------------------------------------------- geometry
@@ -397,8 +494,9 @@ def illumination(scene: Scene, layout: Layout, x: np.ndarray, y: np.ndarray) -> 
     w = layout.width
     base = 1.0 + scene.gradient[0] * (x - w / 2) / w + scene.gradient[1] * (y - w / 2) / w
     out = np.repeat(base[..., None], 3, axis=-1).astype(np.float32)
-    tint = np.array([0.78, 0.92, 1.0], np.float32)  # tungsten spot, BGR
-    for sx, sy, sigma, amp in scene.spots:
+    tungsten = (0.78, 0.92, 1.0)  # BGR
+    for k, (sx, sy, sigma, amp) in enumerate(scene.spots):
+        tint = np.array(scene.spot_tints[k] if k < len(scene.spot_tints) else tungsten, np.float32)
         g = amp * np.exp(-((x - sx) ** 2 + (y - sy) ** 2) / (2 * sigma ** 2))
         out += g[..., None].astype(np.float32) * tint
     return out
@@ -566,6 +664,107 @@ def render_pieces(canvas: np.ndarray, scene: Scene, layout: Layout, camera: Came
         canvas[v0:v1, u0:u1] = region * (1 - cover_px[..., None]) + col_px
 
 
+# --------------------------------------------------------------------------- the room over the picture
+
+FIELD_STEP = 4  # canvas pixels per sample of the smooth light fields (veils, shadows)
+
+
+def board_field(camera: Camera, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Board-plane mm (x, y) seen at every FIELD_STEP-th canvas pixel (rays cut with z = 0)."""
+    h, w = shape
+    v, u = np.mgrid[0:h:FIELD_STEP, 0:w:FIELD_STEP].astype(np.float64)
+    Hinv = np.linalg.inv(camera.plane_homography())
+    pts = np.stack([u + 0.5, v + 0.5, np.ones_like(u)], -1) @ Hinv.T
+    return pts[..., 0] / pts[..., 2], pts[..., 1] / pts[..., 2]
+
+
+def _upsample(small: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    return cv2.resize(small.astype(np.float32), (shape[1], shape[0]), interpolation=cv2.INTER_LINEAR)
+
+
+def apply_veils(ideal: np.ndarray, scene: Scene, camera: Camera) -> None:
+    """Add each veil of light over whatever lies under it (wood, lines, pieces, a hand)."""
+    if not scene.veils:
+        return
+    X, Y = board_field(camera, ideal.shape[:2])
+    light = np.zeros(X.shape + (3,), np.float32)
+    for veil in scene.veils:
+        a = math.radians(veil.angle_deg)
+        du, dv = X - veil.x, Y - veil.y
+        along = (du * math.cos(a) + dv * math.sin(a)) / (veil.sigma_mm * veil.aspect)
+        across = (-du * math.sin(a) + dv * math.cos(a)) / veil.sigma_mm
+        r2 = along ** 2 + across ** 2
+        g = np.exp(-0.5 * r2 ** (veil.power / 2))
+        # the level is what the sensor receives, whatever the exposure (a mirrored lamp is bright)
+        light += (veil.level / max(scene.exposure, 0.05) * g)[..., None].astype(np.float32) * np.array(veil.tint, np.float32)
+    ideal += _upsample(light, ideal.shape[:2])
+
+
+def apply_onlooker(ideal: np.ndarray, scene: Scene, layout: Layout, camera: Camera, rng: np.random.Generator) -> None:
+    """Perhaps the soft shadow of a visitor standing by the table; where it falls changes every frame."""
+    if scene.onlooker <= 0 or rng.random() >= scene.onlooker:
+        return
+    w = layout.width
+    side = _u(rng, 0, 2 * math.pi)
+    cx, cy = w / 2 + 0.75 * w * math.cos(side), w / 2 + 0.75 * w * math.sin(side)
+    X, Y = board_field(camera, ideal.shape[:2])
+    a, b = _u(rng, 120, 260), _u(rng, 70, 140)
+    du, dv = X - cx, Y - cy
+    along = (du * -math.sin(side) + dv * math.cos(side)) / a
+    across = (du * math.cos(side) + dv * math.sin(side)) / b
+    mask = (along ** 2 + across ** 2 <= 1.0).astype(np.float32)
+    mask = cv2.GaussianBlur(mask, (0, 0), _u(rng, 6, 14))
+    dim = 1.0 - _u(rng, *scene.onlooker_strength) * mask
+    ideal *= _upsample(dim, ideal.shape[:2])[..., None]
+
+
+def _arm_axis(hand: HandPose, board_width_mm: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Points along the arm (mm, world), their radii (mm) and whether each is skin (hand, bare arm)."""
+    a = math.radians(hand.azimuth_deg)
+    back = np.array([math.cos(a), math.sin(a), 0.0])
+    t = np.arange(0.0, 1.6 * board_width_mm, 6.0)
+    rise = np.clip(t - 180.0, 0, None) * 0.35
+    pts = np.array([hand.x, hand.y, hand.z])[None] + t[:, None] * back[None] + rise[:, None] * np.array([0, 0, 1.0])
+    radius = np.interp(t, [0, 25, 90, 170, 200, 400, 2000], [16, 34, 44, 30, 32, 42, 48])
+    skin = (t < 185) | (hand.sleeve is None)
+    return pts, radius, skin
+
+
+def apply_hand(ideal: np.ndarray, scene: Scene, layout: Layout, camera: Camera, hand: HandPose) -> None:
+    """Draw a visitor's arm (a shaded tube of skin and sleeve) and its shadow on the board."""
+    h, w = ideal.shape[:2]
+    pts, radius, skin = _arm_axis(hand, layout.width)
+    f = camera.K[0, 0]
+    L = key_light(scene)
+    # its shadow: the axis cast along the key light onto the board
+    ground = pts - pts[:, 2:3] * (L / L[2])[None]
+    ground[:, 2] = 0.0
+    shadow = np.zeros((h, w), np.float32)
+    for p, r in zip(camera.project(ground), radius):
+        depth = float((ground[0] - camera.C) @ camera.R[2])
+        cv2.circle(shadow, (int(p[0]), int(p[1])), max(1, int(f * r / depth)), 1.0, -1)
+    shadow = cv2.GaussianBlur(shadow, (0, 0), 6.0)
+    ideal *= (1.0 - 0.5 * scene.key_strength / (scene.ambient + scene.key_strength) * shadow)[..., None]
+    # the arm itself, far end first
+    depth = (pts - camera.C) @ camera.R[2]
+    uv = camera.project(pts)
+    cover = np.zeros((h, w), np.float32)
+    colour = np.zeros((h, w, 3), np.float32)
+    light = illumination(scene, layout, np.array(hand.x), np.array(hand.y)).reshape(3)
+    brightness = (scene.ambient + 0.8 * scene.key_strength) / (scene.ambient + scene.key_strength)
+    for k in range(len(pts) - 1, -1, -1):
+        col = np.array(hand.skin if skin[k] else hand.sleeve, np.float32) * light * brightness
+        r_px = max(1, int(f * radius[k] / max(depth[k], 1.0)))
+        centre = (int(uv[k, 0]), int(uv[k, 1]))
+        cv2.circle(colour, centre, r_px, col.tolist(), -1, cv2.LINE_AA)
+        cv2.circle(cover, centre, r_px, 1.0, -1, cv2.LINE_AA)
+    # round shading: darker towards the tube's outline
+    rim = cv2.GaussianBlur(cover, (0, 0), 5.0)
+    shade = 0.55 + 0.45 * np.clip(rim * 1.4 - 0.4, 0, 1)
+    cover = cover[..., None]
+    ideal[:] = ideal * (1 - cover) + colour * shade[..., None] * cover
+
+
 # --------------------------------------------------------------------------- camera pipeline
 
 def lens_and_sensor(ideal: np.ndarray, scene: Scene, camera: Camera, rng: np.random.Generator) -> np.ndarray:
@@ -600,19 +799,26 @@ def lens_and_sensor(ideal: np.ndarray, scene: Scene, camera: Camera, rng: np.ran
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
 
 
-def render(board: str, position: str, seed: int = 0, condition: str = "museum",
-           config: Config | None = None, scene_seed: int | None = None) -> np.ndarray:
-    """A 1280x720 BGR camera frame of `position` (OTN, first rank first) on `board`.
+@dataclass
+class Prepared:
+    """One scene with one position, rendered up to the room's changing parts and the sensor."""
 
-    `scene_seed` fixes the camera, board, materials and light (default: `seed`);
-    `seed` draws the sensor noise, so the frames of one game share a scene.
-    """
+    scene: Scene
+    layout: Layout
+    camera: Camera
+    ideal: np.ndarray            # float32 canvas, before veils, shadows of people, hands and the sensor
+    scene_seed: int
+
+
+def prepare(board: str, position: str, condition: str = "museum", config: Config | None = None,
+            scene_seed: int = 0) -> Prepared:
+    """The expensive part of a frame (board texture, lights, ray-cast pieces) for `position` on one scene."""
     config = config or load_config(None)
     layout = Layout.from_config(config, board)
     pieces = pieces_from_position(position, layout.size)
-    scene_seed = seed if scene_seed is None else scene_seed
     rng = np.random.default_rng(scene_seed)
     scene = draw_scene(condition, rng, layout.width)
+    draw_room(scene, np.random.default_rng((scene_seed, 11)), layout.width)
     camera = make_camera(scene, layout)
     tex = Texture(layout)
     specs = piece_list(scene_seed, scene, layout, pieces)
@@ -623,7 +829,35 @@ def render(board: str, position: str, seed: int = 0, condition: str = "museum",
     ideal = cv2.warpPerspective(board_img, H, canvas_size, flags=cv2.INTER_LINEAR,
                                 borderMode=cv2.BORDER_CONSTANT, borderValue=tuple(float(c) * 0.8 for c in CLOTH_RGB[::-1]))
     render_pieces(ideal, scene, layout, camera, specs)
-    return lens_and_sensor(ideal.astype(np.float32), scene, camera, np.random.default_rng((scene_seed, seed, 7)))
+    return Prepared(scene, layout, camera, ideal.astype(np.float32), scene_seed)
+
+
+def expose(prepared: Prepared, seed: int = 0, hand: HandPose | None = None,
+           onlooker_seed: int | None = None) -> np.ndarray:
+    """One camera frame of a prepared scene: the room's shadows, a hand, the veils, then lens and sensor.
+
+    `seed` draws what changes from frame to frame (sensor noise and, unless
+    `onlooker_seed` fixes it for a run of frames, where an onlooker's shadow falls)."""
+    ideal = prepared.ideal.copy()
+    p = prepared
+    o_seed = seed if onlooker_seed is None else onlooker_seed
+    apply_onlooker(ideal, p.scene, p.layout, p.camera, np.random.default_rng((p.scene_seed, o_seed, 13)))
+    if hand is not None:
+        apply_hand(ideal, p.scene, p.layout, p.camera, hand)
+    apply_veils(ideal, p.scene, p.camera)
+    return lens_and_sensor(ideal, p.scene, p.camera, np.random.default_rng((p.scene_seed, seed, 7)))
+
+
+def render(board: str, position: str, seed: int = 0, condition: str = "museum",
+           config: Config | None = None, scene_seed: int | None = None, hand: HandPose | None = None) -> np.ndarray:
+    """A 1280x720 BGR camera frame of `position` (OTN, first rank first) on `board`.
+
+    `scene_seed` fixes the camera, board, materials and light (default: `seed`);
+    `seed` draws the sensor noise and the onlooker's shadow, so the frames of one
+    game share a scene; `hand` puts a visitor's arm over the board.
+    """
+    scene_seed = seed if scene_seed is None else scene_seed
+    return expose(prepare(board, position, condition, config, scene_seed), seed, hand)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -633,6 +867,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--condition", default="museum", choices=CONDITIONS)
+    ap.add_argument("--hand", action="store_true", help="a visitor's arm over the board")
     args = ap.parse_args(argv)
     config = load_config(None)
     if args.board not in config.boards:
@@ -643,7 +878,9 @@ def main(argv: list[str] | None = None) -> int:
         size = config.boards[args.board].squares
         position = Board(VARIANT_OF_SIZE.get(size, "copenhagen")).position_otn()
     try:
-        img = render(args.board, position, args.seed, args.condition, config)
+        hand = random_hand(np.random.default_rng((args.seed, 5)), Layout.from_config(config, args.board).width) \
+            if args.hand else None
+        img = render(args.board, position, args.seed, args.condition, config, hand=hand)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -27,6 +27,7 @@ import numpy as np
 from calibration.board_grid import GridMeasurement, measure_grid
 from calibration.config import Config
 from calibration.geometry import BoardGeometry, square_label
+from calibration.markers import marker_detector
 
 MAX_TILT_DEG = 25.0          # docs/hardware.md: up to 25 degrees from vertical
 SIZE_RATIO_TOLERANCE = 0.04  # a marker more than 4 % off its configured size is misprinted
@@ -34,15 +35,10 @@ MAX_SQUARE_ERROR_MM = 1.0    # beyond this the reader's square centres drift off
 MAX_CORNER_RESIDUAL_MM = 2.0
 
 
-def marker_detector(dictionary: str) -> "cv2.aruco.ArucoDetector":
-    params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    d = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary))
-    return cv2.aruco.ArucoDetector(d, params)
-
-
 def detect_frame_markers(image: np.ndarray, config: Config) -> tuple[dict[int, np.ndarray], list[int]]:
-    """The configured markers found in an image: id -> 4x2 corners (px), plus ids seen twice."""
+    """The configured markers found in an image: id -> 4x2 corners (px), plus ids seen twice.
+
+    The detector is the kiosk's own (calibration/markers.py, used by vision/localise.py)."""
     grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     corners, ids, _rejected = marker_detector(config.markers.dictionary).detectMarkers(grey)
     found: dict[int, np.ndarray] = {}

@@ -61,19 +61,22 @@ def test_foreign_frame_is_read_exactly(condition, board, position, k):
 
 
 @pytest.mark.parametrize("k", [7, 8])
-def test_hard_foreign_frame_is_refused_or_never_confidently_wrong(k):
-    """Beyond the museum's light the reader may refuse or doubt, but not be sure and wrong."""
-    position = _game_position(20 + k, 30)
-    image = foreign_renderer.render("board-11", position, seed=SEED0 + k, condition="hard")
+def test_hard_foreign_frame_never_gives_a_wrong_move(k):
+    """Beyond the museum's light (dim, strong glare, gels) single squares may be misread, but what
+    the kiosk acts on, the move inferred against the position before it, is right or held back."""
+    game = [g for g in foreign_vision.load_games() if len(g) > 35][k]
+    before = foreign_vision.replay(game, 29)
+    move = before.parse_move(game[29].split("x")[0])
+    after = before.copy()
+    after.push(move)
+    image = foreign_renderer.render("board-11", after.position_otn(), seed=SEED0 + k, condition="hard")
     try:
         reading = foreign_vision.read_like_cli(image, "board-11", Config())
     except NotReadable as exc:
-        assert str(exc)
+        assert str(exc) != "hand over board"          # no hand in this frame
         return
-    truth = foreign_vision.truth_classes(position, 11)
-    pred = reading.probabilities.argmax(1)
-    sure_wrong = (pred != truth) & (reading.confidence >= 0.9)
-    assert not sure_wrong.any(), f"confidently wrong squares {np.nonzero(sure_wrong)[0].tolist()}"
+    inf = MoveInferrer().infer(before, reading.probabilities)
+    assert inf.verdict is not Verdict.MOVE or inf.move == move, inf.move_otn
 
 
 def test_foreign_game_segment_is_inferred_and_no_wrong_move_accepted():

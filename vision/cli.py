@@ -120,11 +120,11 @@ def cmd_watch(args) -> int:
                 position = status.event.reading.position
                 say(position)
             elif status.state in ("unreadable", "moving"):
-                say(status.reason or status.state)
+                say(status.reason or status.state.value)
             shown += 1
             if view is not None:
                 fps = shown / max(1e-6, time.monotonic() - started)
-                if not view.show(WatchFrame(frame, reading, status.state, status.reason, position, fps)):
+                if not view.show(WatchFrame(frame, reading, status.state.value, status.reason, position, fps)):
                     break
     except KeyboardInterrupt:
         pass

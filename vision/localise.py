@@ -16,34 +16,18 @@ import cv2
 import numpy as np
 
 from calibration.config import CameraConfig, MarkerConfig
+from calibration import markers as markers_module
 from calibration.geometry import BoardGeometry
 
-# Adaptive-threshold window (pixels) of the quick whole-frame marker search:
-# suits the markers' cells at the reference camera's distance (3-5 px).
-QUICK_THRESHOLD_WINDOW = 13
-# Reading a marker's bits: with cells only 3-5 px wide and blurred by the lens
-# and JPEG, OpenCV's defaults (4 px per cell, 13% of each cell ignored at its
-# border) let the neighbouring cells' ink decide the bit. Sampling each cell
-# finer and only its middle 40% keeps small, soft markers readable.
-BIT_PIXELS_PER_CELL = 8
-BIT_IGNORED_MARGIN = 0.3
+# The detector itself (threshold windows, how the bits are read) is
+# calibration/markers.py, shared with the staff's board check.
+BIT_IGNORED_MARGIN = markers_module.BIT_IGNORED_MARGIN
 # Checking a marker in place (BoardLocaliser._verify_at): grey levels between
 # its black border and white quiet zone, the normalised correlation with its
 # own pattern, and the code bits (of 16) allowed off.
 MIN_CELL_CONTRAST = 25.0
 MIN_MATCH = 0.75
 MAX_BIT_ERRORS = 1
-
-
-def _detector_parameters(window_min: int, window_max: int, window_step: int = 10):
-    params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    params.adaptiveThreshWinSizeMin = window_min
-    params.adaptiveThreshWinSizeMax = window_max
-    params.adaptiveThreshWinSizeStep = window_step
-    params.perspectiveRemovePixelPerCell = BIT_PIXELS_PER_CELL
-    params.perspectiveRemoveIgnoredMarginPerCell = BIT_IGNORED_MARGIN
-    return params
 
 
 class NotReadable(Exception):
@@ -66,15 +50,11 @@ class BoardLocaliser:
     def __init__(self, geometry: BoardGeometry, markers: MarkerConfig, camera: CameraConfig):
         self.geometry = geometry
         self.markers = markers
-        dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, markers.dictionary))
-        self._dictionary = dictionary
+        self._dictionary = markers_module.dictionary(markers.dictionary)
         self._templates: dict[int, list[np.ndarray]] = {}
-        self.detector = cv2.aruco.ArucoDetector(dictionary, _detector_parameters(5, 25))
-        # One threshold window instead of three: a third of the work, and it
-        # finds all four markers in nearly every frame; the full search runs
-        # only when it does not.
-        self.quick_detector = cv2.aruco.ArucoDetector(
-            dictionary, _detector_parameters(QUICK_THRESHOLD_WINDOW, QUICK_THRESHOLD_WINDOW))
+        self.detector = markers_module.marker_detector(markers.dictionary)
+        # one threshold window instead of three first; the full search only when it misses a marker
+        self.quick_detector = markers_module.marker_detector(markers.dictionary, quick=True)
         self.K = np.array(camera.camera_matrix, np.float64) if camera.camera_matrix else None
         self.dist = np.array(camera.distortion, np.float64) if camera.distortion else None
         # Used only when the camera is not calibrated and the view is too straight
@@ -92,7 +72,7 @@ class BoardLocaliser:
     def detect(self, gray: np.ndarray, quick: bool = False) -> dict[int, np.ndarray]:
         """Marker id -> its 4 corners (pixels, ArUco order) for the board's ids.
 
-        `quick` thresholds the picture at one window size only (see QUICK_THRESHOLD_WINDOW).
+        `quick` thresholds the picture at one window size only (calibration/markers.py).
         """
         corners, ids, _ = (self.quick_detector if quick else self.detector).detectMarkers(gray)
         found: dict[int, np.ndarray] = {}

@@ -3,7 +3,11 @@
 The dark grid lines are the one thing printed on every board that no piece
 standing on a square centre covers: the crossings of the lines are the
 farthest points from every square's centre. A hand or a sleeve, of any
-colour and in any light, hides a connected patch of crossings. Colour tests
+colour and in any light, hides a connected patch of crossings (two or more
+next to each other: a hand is wider than a square). Glare lifts the wood and
+the lines alike, so crossings are judged with the veil taken off as well as
+on the picture as taken, and count as hidden only when hidden in both; dim
+light and noise never hide two crossings side by side. Colour tests
 for skin would fail on wood, which is skin-coloured.
 """
 from __future__ import annotations
@@ -28,7 +32,7 @@ class GridChecker:
     """Measures how well each crossing of the grid lines can be seen."""
 
     def __init__(self, geometry: BoardGeometry, frame: RectifiedFrame, hidden_ratio: float = 0.93,
-                 min_patch: int = 3):
+                 min_patch: int = 2):
         self.n = geometry.size + 1
         self.hidden_ratio = hidden_ratio
         self.min_patch = min_patch
@@ -73,11 +77,18 @@ class GridChecker:
         # line: they are reported but do not count as covered
         grid[[0, -1], :] = False
         grid[:, [0, -1]] = False
+        return GridVisibility(hidden=grid, contrast=ratio.reshape(self.n, self.n), largest_patch=self._largest(grid))
+
+    @staticmethod
+    def _largest(grid: np.ndarray) -> int:
         count, labels = cv2.connectedComponents(grid.astype(np.uint8), connectivity=8)
-        largest = 0
-        for label in range(1, count):
-            largest = max(largest, int((labels == label).sum()))
-        return GridVisibility(hidden=grid, contrast=ratio.reshape(self.n, self.n), largest_patch=largest)
+        return max((int((labels == k).sum()) for k in range(1, count)), default=0)
+
+    def both(self, a: GridVisibility, b: GridVisibility) -> GridVisibility:
+        """Crossings hidden in both of two looks at one frame (with and without the glare veil)."""
+        hidden = a.hidden & b.hidden
+        return GridVisibility(hidden=hidden, contrast=np.minimum(a.contrast, b.contrast),
+                              largest_patch=self._largest(hidden))
 
     def occluded(self, vis: GridVisibility) -> bool:
         return vis.largest_patch >= self.min_patch
@@ -106,6 +117,37 @@ def foreign_squares(wood_chroma: np.ndarray, marked: np.ndarray, size: int, limi
 def largest_cluster(grid: np.ndarray) -> int:
     count, labels = cv2.connectedComponents(grid.astype(np.uint8), connectivity=4)
     return max((int((labels == k).sum()) for k in range(1, count)), default=0)
+
+
+def band_squares(size: int) -> np.ndarray:
+    """(4 * size,) the edge square next to each segment of the frame band, in FrameBandChecker's order."""
+    out = []
+    for side in range(4):
+        for seg in range(size):
+            f, r = {0: (seg, 0), 1: (size - 1, seg), 2: (size - 1 - seg, size - 1), 3: (0, size - 1 - seg)}[side]
+            out.append(r * size + f)
+    return np.array(out)
+
+
+def arm_region(foreign: np.ndarray, band: np.ndarray, size: int) -> int:
+    """Squares in the largest off-colour region that reaches in over the board's edge.
+
+    An arm comes in from outside: its off-colour squares join up with the
+    edge of the board where the frame band round it is covered too. Stage
+    light of another colour tints squares in the middle of the board, and
+    the shadow of someone standing by only darkens (its colour stays the
+    wood's), so neither makes such a region. `foreign` is the (size, size)
+    grid of foreign_squares, `band` FrameBandChecker.deviating.
+    """
+    count, labels = cv2.connectedComponents(foreign.astype(np.uint8), connectivity=4)
+    if count <= 1:
+        return 0
+    flags = np.asarray(band, bool)
+    near = flags | np.roll(flags, 1) | np.roll(flags, -1)      # the band's segment or a neighbour
+    edge = band_squares(size)[near]
+    flat = labels.reshape(-1)
+    touching = {int(flat[sq]) for sq in edge if flat[sq] > 0}
+    return max((int((labels == k).sum()) for k in touching), default=0)
 
 
 class FrameBandChecker:

@@ -1,7 +1,7 @@
 """One frame in, the board's squares out (or the reason it cannot be read).
 
-markers -> homography -> rectified board -> hand check -> square features ->
-class probabilities. The reader holds the classifier, so what it learns from
+markers -> homography -> rectified board -> glare veil found and taken off
+(vision/glare.py) -> hand check -> square features -> class probabilities. The reader holds the classifier, so what it learns from
 confirmed positions carries over to the next frames of the game.
 """
 from __future__ import annotations
@@ -16,8 +16,10 @@ from calibration.geometry import BoardGeometry
 from engine import pieces_from_position, position_from_pieces
 from vision.classifier import SquareClassifier
 from vision.features import FeatureExtractor, SquareFeatures
+from vision.glare import GlareEstimator, GlareField
+from vision.shape import Outline, OutlineMeter
 from vision.localise import BoardLocaliser, BoardView, NotReadable
-from vision.occlusion import FrameBandChecker, GridChecker, foreign_squares, largest_cluster
+from vision.occlusion import FrameBandChecker, GridChecker, arm_region, foreign_squares
 from vision.position import SquareClass, marked_squares, pieces_from_classes
 from vision.rectify import rectified_frame, rectify
 
@@ -29,6 +31,31 @@ DARK_WOOD_LEVEL = 28.0
 # point: confidence there falls by a factor 1 + (level - this) / GLARE_SCALE.
 GLARE_WOOD_LEVEL = 235.0
 GLARE_SCALE = 4.0
+# Bare wood brighter than this reads at most half sure (see BoardReader.read).
+DAZZLED_WOOD_LEVEL = 246.0
+# Where the veil of glare is more than this share of the wood's light, the
+# camera saw the square through it: confidence falls by a factor
+# 1 + (share - this) * VEIL_SCALE.
+VEIL_SHARE = 0.35
+VEIL_SCALE = 4.0
+# ... and beyond it the reading is mixed with "anything" (which keeps its
+# order of classes but not its certainty), up to VEIL_DOUBT_MAX of the mix at
+# a share VEIL_DOUBT_SPAN above VEIL_SHARE: glare that bright makes wood look
+# like ivory and a glint like a piece's top, in a way no frame fusion undoes.
+VEIL_DOUBT_SPAN = 0.35
+VEIL_DOUBT_MAX = 0.6
+# Off-colour squares joined to the board's edge that make an arm (vision/occlusion.arm_region),
+# with at least one crossing hidden too: stage light of another colour hides none.
+ARM_SQUARES = 4
+# A light piece has a rim (vision/shape.py): with a sharpness below SHARP_LOW
+# it keeps none of its share, at SHARP_HIGH all of it (linear between).
+SHARP_LOW = 0.2
+SHARP_HIGH = 0.6
+# ... and is not darker than the wood round it (by more than NOT_LIGHTER grey
+# levels: noise, pale wood in dim light); a "light piece" darker than
+# its surroundings by more than this (grey levels) is a dark piece under glare.
+DARKER_THAN_WOOD = 10.0
+NOT_LIGHTER = 3.0
 
 
 @dataclass
@@ -40,6 +67,8 @@ class Reading:
     view: BoardView
     rectified: np.ndarray
     size: int
+    glare: GlareField | None = None
+    outline: Outline | None = None
 
     @property
     def classes(self) -> list[SquareClass]:
@@ -56,6 +85,30 @@ class Reading:
     @property
     def position(self) -> str:
         return position_from_pieces(self.pieces, self.size)
+
+
+def light_needs_a_rim(probs: np.ndarray, outline: Outline) -> np.ndarray:
+    """Take the defender's share away from squares without a piece's outline.
+
+    A veil of glare makes bare wood (or a dark piece) pale and bright like
+    ivory, but it has no rim and does not stand out sharply from the wood
+    round it (vision/shape.py). The share taken away goes to the attacker
+    when the "light piece" is in fact darker than its surroundings, else to
+    the empty square; a square in between keeps a split, unsure reading.
+    The king is left alone: his gold crown may be darker than the wood, and
+    he is found by it (vision/classifier.py).
+    """
+    d = int(SquareClass.DEFENDER)
+    keep = np.clip((outline.sharpness - SHARP_LOW) / (SHARP_HIGH - SHARP_LOW), 0.0, 1.0)
+    keep = np.where(outline.lift < -NOT_LIGHTER, 0.0, keep)
+    if (keep >= 1.0).all():
+        return probs
+    out = probs.copy()
+    moved = out[:, d] * (1.0 - keep)
+    out[:, d] *= keep
+    to = np.where(outline.lift < -DARKER_THAN_WOOD, int(SquareClass.ATTACKER), int(SquareClass.EMPTY))
+    out[np.arange(len(out)), to] += moved
+    return out
 
 
 class BoardReader:
@@ -75,6 +128,11 @@ class BoardReader:
         self.band = FrameBandChecker(self.geometry, self.frame)
         self.marked = np.zeros(self.size * self.size, bool)
         self.marked[list(marked_squares(self.size))] = True
+        pc = self.config.pieces
+        self.outline = OutlineMeter(self.extractor.radius_mm * self.frame.ppm)
+        self.glare = GlareEstimator(self.geometry, self.frame, self.marked,
+                                    max(pc.attacker_diameter_mm, pc.defender_diameter_mm, pc.king_diameter_mm) / 2,
+                                    pc.height_mm)
         self.classifier = classifier or SquareClassifier.load()
 
     @property
@@ -102,27 +160,40 @@ class BoardReader:
         if image is None or image.ndim != 3 or image.shape[2] != 3:
             raise ValueError("expected a BGR colour image")
         view, rect = self.locate(image, track=track)
-        rect_gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
-        grid = self.grid.check(rect_gray)
+        glare = self.glare.estimate(rect, view.camera_center)
+        clear = self.glare.remove(rect, glare)
+        grid = self.grid.check(cv2.cvtColor(clear, cv2.COLOR_BGR2GRAY))
+        if glare.any and grid.largest_patch:
+            # a crossing is hidden only when it is hidden with the veil and without it
+            grid = self.grid.both(grid, self.grid.check(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)))
         if self.grid.occluded(grid):
             raise NotReadable("hand over board")
         feats = self.extractor.extract(rect, view.camera_center)
-        foreign = largest_cluster(foreign_squares(feats.wood_chroma, self.marked, self.size))
-        crossing = self.band.longest_run(self.band.deviating(rect)) > 0
-        # hidden grid crossings suffice; off-colour squares only with something crossing the frame too
-        # (spotlights of another colour temperature tint a few squares as well)
-        if foreign >= 3 and crossing:
+        # hidden grid crossings suffice; off-colour squares only as a region that
+        # comes in over the board's edge (an arm), never stage light or a shadow alone
+        foreign = foreign_squares(feats.wood_chroma, self.marked, self.size)
+        if grid.largest_patch >= 1 and arm_region(foreign, self.band.deviating(rect), self.size) >= ARM_SQUARES:
             raise NotReadable("hand over board")
         if float(np.median(feats.wood_lum)) < DARK_WOOD_LEVEL:
             raise NotReadable("too dark")
         # near-white wood: glare has clipped the picture there, and a light
         # piece may differ from it only by a faint outline
-        glare = 1.0 + np.maximum(0.0, feats.wood_lum - GLARE_WOOD_LEVEL) / GLARE_SCALE
-        probs = self.classifier.probabilities(feats.values, self.marked, temper=glare, crown=feats.crown)
+        temper = 1.0 + np.maximum(0.0, feats.wood_lum - GLARE_WOOD_LEVEL) / GLARE_SCALE
+        temper *= 1.0 + np.maximum(0.0, glare.share - VEIL_SHARE) * VEIL_SCALE
+        probs = self.classifier.probabilities(feats.values, self.marked, temper=temper, crown=feats.crown)
+        outline = self.outline.measure(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), feats.top_px)
+        probs = light_needs_a_rim(probs, outline)
+        # under a bright veil, or on wood this close to white (a piece's rim may
+        # be lost in the glare), neither "a piece" nor "no piece" is sure
+        dazzled = feats.wood_lum > DAZZLED_WOOD_LEVEL
+        doubt = np.clip((glare.share - VEIL_SHARE) / VEIL_DOUBT_SPAN, 0.0, VEIL_DOUBT_MAX)
+        doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]
+        probs = (1.0 - doubt) * probs + doubt / probs.shape[1]
         blown = feats.saturated
         if blown.any():                 # glare: the camera saw pure white, nothing to judge by
             probs[blown] = 1.0 / probs.shape[1]
-        return Reading(probabilities=probs, features=feats, view=view, rectified=rect, size=self.size)
+        return Reading(probabilities=probs, features=feats, view=view, rectified=rect, size=self.size, glare=glare,
+                       outline=outline)
 
     def learn(self, reading: Reading, pieces: dict[int, str] | str) -> None:
         """Teach the classifier that this frame showed `pieces` (a confirmed position)."""

@@ -1,0 +1,51 @@
+"""The ArUco detector for the board's frame markers: one construction for everyone.
+
+WHY here: the kiosk reads the board with vision/localise.py and staff check
+the board with calibration/board_check.py; both must find the markers with
+the same detector, or the check measures something the kiosk does not see.
+`calibration` may not import `vision` (docs/architecture.md), so the
+detector lives on this side and vision uses it.
+
+The markers' cells are small at the reference camera's distance (3-5 px)
+and softened by the lens and JPEG; OpenCV's defaults (4 px per cell, 13 % of
+each cell ignored at its border) let the neighbouring cells' ink decide a
+bit. Sampling each cell finer and only its middle 40 % keeps small, soft
+markers readable. Corners are refined to sub-pixel precision: the
+homography rests on them.
+"""
+from __future__ import annotations
+
+import cv2
+
+# Adaptive-threshold windows (pixels): the full search tries 5, 15 and 25;
+# the quick search one window only, suiting the cells at the reference
+# camera's distance: a third of the work, and it finds all four markers in
+# nearly every frame.
+FULL_WINDOWS = (5, 25, 10)              # min, max, step
+QUICK_THRESHOLD_WINDOW = 13
+BIT_PIXELS_PER_CELL = 8
+BIT_IGNORED_MARGIN = 0.3
+
+
+def dictionary(name: str):
+    """The ArUco dictionary named in the config (e.g. "DICT_4X4_50"); ValueError for an unknown name."""
+    if not name.startswith("DICT_") or not hasattr(cv2.aruco, name):
+        raise ValueError(f"unknown ArUco dictionary {name!r}")
+    return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, name))
+
+
+def detector_parameters(window_min: int, window_max: int, window_step: int = 10):
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.adaptiveThreshWinSizeMin = window_min
+    params.adaptiveThreshWinSizeMax = window_max
+    params.adaptiveThreshWinSizeStep = window_step
+    params.perspectiveRemovePixelPerCell = BIT_PIXELS_PER_CELL
+    params.perspectiveRemoveIgnoredMarginPerCell = BIT_IGNORED_MARGIN
+    return params
+
+
+def marker_detector(dictionary_name: str, quick: bool = False) -> "cv2.aruco.ArucoDetector":
+    """The board's marker detector: the full three-window search, or with `quick` the one-window one."""
+    windows = (QUICK_THRESHOLD_WINDOW, QUICK_THRESHOLD_WINDOW, 10) if quick else FULL_WINDOWS
+    return cv2.aruco.ArucoDetector(dictionary(dictionary_name), detector_parameters(*windows))
