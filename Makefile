@@ -7,14 +7,18 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup test demo bench clean install uninstall
+.PHONY: setup test demo bench clean install uninstall lock
+
+# Every layer plus the test and lint tools, at the tested versions.
+EXTRAS      := kiosk,test,dev
+CONSTRAINTS := constraints.txt
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(CONSTRAINTS)
 	@sh .ci/setup-venv.sh "$(PYTHON)" "$(VENV)"
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[$(EXTRAS)]'
 	@touch $(STAMP)
 
 test: $(STAMP)
@@ -28,6 +32,14 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache
+
+# Rewrite constraints.txt from a fresh venv with the newest allowed versions
+# (keeps its comment header); run the tests before committing the result.
+lock:
+	rm -rf build/lock-venv && $(PYTHON) -m venv build/lock-venv
+	build/lock-venv/bin/python -m pip install --quiet '.[$(EXTRAS)]'
+	{ grep '^#' $(CONSTRAINTS); build/lock-venv/bin/python -m pip freeze --exclude tafl-kiosk; } > $(CONSTRAINTS).new
+	mv $(CONSTRAINTS).new $(CONSTRAINTS) && rm -rf build/lock-venv
 
 # Museum installation (see docs/install.md); DESTDIR installs into a test root.
 install:

@@ -3,8 +3,15 @@
 A marker printed at 97 % of its size silently biases every millimetre the
 camera measures, so the printables carry their physical size in the file:
 the PNG's pHYs chunk states the resolution (OpenCV's PNG writer does not), and
-the PDF's page is exactly the image's size in points. Both writers are small
-enough to own rather than pull in a PDF library.
+the PDF's page is exactly the image's size in points.
+
+WHY no PDF library (img2pdf was weighed, issue 20): the writer below does
+what img2pdf would do for these pages -- one 8-bit grey image per page as a
+Flate-compressed XObject on a page of exactly its physical size -- in fifty
+lines of the PDF 1.4 basics, with no dependency. img2pdf 0.6 needs pikepdf
+(qpdf in C++), lxml and Pillow: three compiled packages on the kiosk for no
+change in the output. qpdf (through pikepdf) opens our files and reports the
+exact page sizes, so the writer stays.
 """
 from __future__ import annotations
 

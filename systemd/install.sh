@@ -168,7 +168,14 @@ if [ "$MAKE_VENV" = 1 ]; then
     PIP=("$VENV/bin/python" -m pip --disable-pip-version-check --no-input --quiet)
     [ -z "$WHEELS" ] || PIP+=(--no-index --find-links "$WHEELS")
     say "installing the kiosk and its packages into $APP/.venv (takes a while the first time)"
-    "${PIP[@]}" install "$ROOT$APP" \
+    # The kiosk extra (every layer) at the versions it was tested with.
+    PINS=()
+    if [ -f "$ROOT$APP/constraints.txt" ]; then
+        PINS=(-c "$ROOT$APP/constraints.txt")
+    else
+        say "warning: no constraints.txt in $SRC: installing the newest allowed versions, not the tested ones"
+    fi
+    "${PIP[@]}" install "${PINS[@]}" "$ROOT$APP[kiosk]" \
         || die "pip could not install the kiosk (network down? try --wheels DIR)"
     # Same version number as before, new code: reinstall the project itself.
     "${PIP[@]}" install --no-deps --force-reinstall "$ROOT$APP" \
