@@ -335,6 +335,7 @@ class GrblDriver:
         self._reset_msg = False                      # "[MSG:Reset to continue]" since the alarm
         self._reset_requested = False                # the next banner answers our own Ctrl-X
         self._sent_since_banner = False
+        self._polled_at = 0.0                        # when the watch last sent '?'
 
     # ------------------------------------------------------------------ connection
     def connect(self) -> str:
@@ -728,8 +729,8 @@ class GrblDriver:
         idle_since: float | None = None
         heard_at = start                         # the last report (or the start)
         seq = self._status_seq
-        self.realtime(RT_STATUS)
-        while not pending.done.wait(STATUS_POLL_S):
+        self._poll_status()
+        while not pending.done.wait(STATUS_POLL_S / 4):
             now = time.monotonic()
             self._check_alive()
             if now > deadline:
@@ -751,6 +752,13 @@ class GrblDriver:
             elif now - heard_at > 1.0 and not self.critical:
                 raise GrblTimeout(f"GRBL stopped answering status requests while running "
                                   f"{pending.line!r}")
+            self._poll_status()
+
+    def _poll_status(self) -> None:
+        """A '?' unless one went out less than STATUS_POLL_S ago (GRBL's advised <= 5 Hz)."""
+        now = time.monotonic()
+        if now - self._polled_at >= STATUS_POLL_S:
+            self._polled_at = now
             self.realtime(RT_STATUS)
 
     def stream(self, lines: list[str], timeout: float | None = None, watch: bool = True) -> None:

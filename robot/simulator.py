@@ -147,10 +147,13 @@ class GrblSimulator:
         self.settings = dict(FIRMWARE_DEFAULTS)
         self.settings[130], self.settings[131] = self.config.gantry.travel_mm
         self.settings.update(settings or {})
+        if not self.settings[22]:
+            self.settings[20] = 0               # the firmware keeps no soft limits without homing
         self.magnet_output = _magnet_output(self.config.gantry.magnet_on)
         self.port: str | None = None
         self.on_disconnect: Callable[[], None] | None = None
         self.lines_received: list[str] = []          # every line, for tests and logs
+        self.status_requests: list[float] = []       # wall time of every '?' (rate checks)
         self._faults: list[Fault] = list(faults)
         self._lock = threading.RLock()
         self._thread: threading.Thread | None = None
@@ -202,6 +205,11 @@ class GrblSimulator:
         """Arm a fault at run time (see Fault)."""
         with self._lock:
             self._faults.append(Fault(kind, after))
+
+    def press_feed_hold(self) -> None:
+        """The feed-hold button on the controller's hold pin (as `!` on the wire)."""
+        with self._lock:
+            self._feed_hold()
 
     def disconnect(self) -> None:
         """The USB link drops now: the pty disappears and the controller loses power."""
@@ -462,6 +470,8 @@ class GrblSimulator:
         if self._critical or self._alarm_phase is not None:
             return                          # everything but reset is ignored (and forgotten)
         if b == ord("?"):
+            self.status_requests.append(time.monotonic())
+            del self.status_requests[:-2000]
             if self._homing is None:        # answered before anything else queued after it
                 self._advance(self.clock())
                 self._emit(self._status_report())
