@@ -170,16 +170,17 @@ class Status:
         raise GrblProtocolError(f"status report without a usable position: {self.raw}")
 
 
-def _floats(text: str, least: int = 1) -> tuple[float, ...]:
+def _floats(text: str, least: int = 1, most: int = 6) -> tuple[float, ...]:
     values = tuple(float(v) for v in text.split(","))
-    if len(values) < least or not all(math.isfinite(v) for v in values):
+    if not least <= len(values) <= most or not all(math.isfinite(v) for v in values):
         raise ValueError(f"bad numbers {text!r}")
     return values
 
 
 def parse_status(line: str) -> Status:
     """Parse `<Idle|MPos:1.000,2.000,0.000|FS:0,0|WCO:...>`; raises ValueError if malformed
-    (including NaN, inf, a position with fewer than two axes, a repeated field)."""
+    (including NaN, inf, a position without exactly GRBL 1.1h's three axes, a repeated
+    field), so a report cut short is never read as a position."""
     if not (line.startswith("<") and line.endswith(">")):
         raise ValueError(f"not a status report: {line!r}")
     try:
@@ -199,8 +200,8 @@ def _parse_fields(line: str) -> Status:
         if not sep or key in values:
             raise ValueError(f"bad status field {f!r}")
         values[key] = value
-    mpos = _floats(values["MPos"], 2) if "MPos" in values else None
-    wpos = _floats(values["WPos"], 2) if "WPos" in values else None
+    mpos = _floats(values["MPos"], 3, 3) if "MPos" in values else None
+    wpos = _floats(values["WPos"], 3, 3) if "WPos" in values else None
     if (mpos is None) == (wpos is None):
         raise ValueError("status report needs exactly one of MPos and WPos")
     feed = spindle = None
@@ -222,7 +223,7 @@ def _parse_fields(line: str) -> Status:
         overrides = tuple(int(v) for v in ov)
     return Status(
         state=state, substate=int(sub) if sub else None, mpos=mpos, wpos=wpos,
-        wco=_floats(values["WCO"], 2) if "WCO" in values else None,
+        wco=_floats(values["WCO"], 3, 3) if "WCO" in values else None,
         feed=feed, spindle=spindle, planner_free=planner_free, rx_free=rx_free,
         accessories=values.get("A"), overrides=overrides, pins=values.get("Pn", ""), raw=line)
 

@@ -346,3 +346,16 @@ def test_a_feed_hold_while_streaming_raises_hold(stock):
         assert d.make_safe() == [] and "ALARM:3" not in d.messages
     finally:
         d.close()
+
+
+def test_fuzz_bench_believes_no_wrong_position():
+    """A short run of bench/fuzz_grbl.py (the 10,000-line run is the bench's own)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[1] / "bench" / "fuzz_grbl.py"
+    r = subprocess.run([sys.executable, str(bench), "--lines", "200", "--seed", "7"],
+                       capture_output=True, text=True, timeout=120)
+    assert "crashes 0, hangs 0, wrong positions believed 0" in r.stdout, r.stdout + r.stderr
+    assert r.returncode == 0
