@@ -100,25 +100,22 @@ class Gantry:
                              "the configuration: run `tafl-robot home`")
 
     def home(self) -> None:
-        try:
-            if self.driver.critical:
-                self.driver.soft_reset()
-            self.driver.magnet_off()
-            self.driver.home()
-        except GrblError as exc:
-            self._make_safe()
-            raise RobotError(f"homing failed: {exc}") from exc
+        """`$H`: the homing cycle; the position is known afterwards."""
+        self._leave_alarm(self.driver.home, "homing")
 
     def unlock(self) -> None:
         """`$X`: staff vouch that the carriage is where the controller says (no homing)."""
+        self._leave_alarm(self.driver.unlock, "unlock")
+
+    def _leave_alarm(self, action: Callable[[], None], what: str) -> None:
         try:
-            if self.driver.critical:
+            if self.driver.critical:        # a limit alarm waits for a reset before anything
                 self.driver.soft_reset()
-            self.driver.unlock()
-            self.driver.magnet_off()
+            self.driver.magnet_off()        # refused (and not needed) in the alarm state
+            action()
         except GrblError as exc:
             self._make_safe()
-            raise RobotError(f"unlock failed: {exc}") from exc
+            raise RobotError(f"{what} failed: {exc}") from exc
 
     def rehome(self) -> None:
         """Home unconditionally and make the controller ready for steps (mm, absolute).

@@ -893,11 +893,13 @@ class GrblDriver:
             self._wait_for(lambda: self._reset_msg or self._banner_seq > self._alarm_banner_seq,
                            left)
 
-    def soft_reset(self, timeout: float | None = None, attempts: int = 3) -> str:
+    def soft_reset(self, timeout: float | None = None, attempts: int | None = None) -> str:
         """Ctrl-X: stops everything at once (GRBL also switches spindle and coolant off) and
-        waits for the banner; retried, since GRBL drops a reset in its alarm silence.
-        Returns the version. A travelling carriage loses its position (ALARM:3): see halt()."""
+        waits for the banner; after an alarm it is tried up to 3 times, since GRBL drops a
+        reset in its alarm silence. Returns the version. A travelling carriage loses its
+        position (ALARM:3): see halt()."""
         timeout = self.banner_timeout if timeout is None else timeout
+        attempts = attempts or (3 if self.alarm is not None else 1)
         self._wait_alarm_silence()
         if (self._alarm_at is not None and not self.critical and not self._sent_since_banner
                 and self._banner_seq > self._alarm_banner_seq):
