@@ -359,3 +359,22 @@ def test_fuzz_bench_believes_no_wrong_position():
                        capture_output=True, text=True, timeout=120)
     assert "crashes 0, hangs 0, wrong positions believed 0" in r.stdout, r.stdout + r.stderr
     assert r.returncode == 0
+
+
+def test_tafl_robot_unlock_and_a_second_process(stock, tmp_path, capsys):
+    from robot import cli
+
+    base = ["--port", stock.port, "--state", str(tmp_path)]
+    assert cli.main(base + ["status"]) == 0
+    assert "position unknown" in capsys.readouterr().out          # alarm-locked at power-up
+    assert cli.main(base + ["unlock"]) == 0
+    assert cli.main(base + ["status"]) == 0
+    out = capsys.readouterr().out
+    # MPos 0,0 of a stock build is the far corner of the project frame
+    assert ": Idle (stock build)" in out and "machine 800.000, 560.000 mm" in out
+    holder = driver(stock)                                         # the kiosk holds the port
+    try:
+        assert cli.main(base + ["status"]) == 1
+        assert "in use by another program" in capsys.readouterr().err
+    finally:
+        holder.close()
