@@ -301,7 +301,8 @@ def test_a_long_write_is_accepted_like_the_firmware(stock):
         raw.close()
 
 
-def test_fs_reports_the_planned_speed(stock):
+def test_fs_reports_the_current_speed(stock):
+    """FS: is the stepper's current vector speed (it ramps; on a cruise it is the feed)."""
     d = driver(stock)
     try:
         d.unlock()
