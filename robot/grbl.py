@@ -271,12 +271,9 @@ def _printable(data: bytes) -> bool:
 
 
 def _dwell_seconds(line: str) -> float:
-    """P of a `G4` line (0 for any other line)."""
-    m = re.search(r"G0*4(?![0-9.])", line.upper()) and re.search(r"P([0-9.]+)", line.upper())
-    try:
-        return float(m.group(1)) if m else 0.0
-    except ValueError:
-        return 0.0
+    """P of a `G4 P..` line (0 for any other line): how long GRBL may stay Idle on it."""
+    m = re.fullmatch(r"G0*4P(\d+\.?\d*|\.\d+)", line.upper().replace(" ", ""))
+    return float(m.group(1)) if m else 0.0
 
 
 @dataclass
