@@ -508,7 +508,8 @@ class GrblDriver:
             self._answer(None)
         elif line.startswith("error:") and line[6:].isdigit() and len(line) < 10:
             pending = self._pending
-            self._answer(GrblCommandError(int(line[6:]), pending.line if pending else "?"))
+            self._answer(GrblCommandError(int(line[6:]), pending.line if pending else "?"),
+                         raw=line)
         elif line.startswith("<") and line.endswith(">"):
             try:
                 status = parse_status(line)
@@ -593,7 +594,8 @@ class GrblDriver:
             except Exception:           # a display callback must not kill the reader
                 log.exception("on_push callback failed")
 
-    def _answer(self, error: GrblError | None, only_if_pending: bool = False) -> None:
+    def _answer(self, error: GrblError | None, only_if_pending: bool = False,
+                raw: str = "ok") -> None:
         with self._state_lock:
             pending = self._pending
             if pending is None:
@@ -601,11 +603,10 @@ class GrblDriver:
                     return
                 if self._stray_answers > 0:
                     self._stray_answers -= 1
-                    log.info("the answer GRBL owed the line an alarm interrupted came: %s",
-                             "ok" if error is None else error)
+                    log.info("the answer GRBL owed the line an alarm interrupted came: %s", raw)
                 else:
-                    log.warning("unexpected answer with no line in flight: %s",
-                                "ok" if error is None else error)
+                    log.warning("unexpected %r with no line in flight (the answer to a line "
+                                "already given up on)", raw)
                 return
             pending.error = error
             self._pending = None
@@ -902,10 +903,14 @@ class GrblDriver:
                 and self._banner_seq > self._alarm_banner_seq):
             return self.version or ""            # GRBL reset itself after the alarm just now
         for attempt in range(attempts):
-            banners = self._banner_seq
+            banners, alarms = self._banner_seq, self._alarm_seq
             self._reset_requested = True
             self.realtime(RT_SOFT_RESET)
-            if self._wait_for(lambda: self._banner_seq > banners, timeout):
+            if self._wait_for(lambda: self._banner_seq > banners, timeout) or (
+                    # an ALARM:3/6 says the reset was heard: GRBL is in its 500 ms silence, and
+                    # a second Ctrl-X would only bring a second banner later; wait for this one
+                    self._alarm_seq > alarms
+                    and self._wait_for(lambda: self._banner_seq > banners, timeout)):
                 self._check_alive()
                 return self.version or ""
             self._check_alive()
