@@ -44,7 +44,6 @@ Facts of the real firmware (gnea/grbl 1.1h) this driver is built on:
 from __future__ import annotations
 
 import logging
-import math
 import re
 import threading
 import time
@@ -66,6 +65,11 @@ PORT_ERRORS = (serial.SerialException, OSError, _TermiosError)
 from calibration.config import GantryConfig
 from robot.grbl_codes import (MAX_LINE_CHARS, RT_CYCLE_START, RT_FEED_HOLD, RT_JOG_CANCEL,
                               RT_SOFT_RESET, RT_STATUS, alarm_meaning, error_meaning)
+from robot.grbl_reports import MachineSpace, Status, floats, parse_status
+
+__all__ = ["GrblDriver", "GrblError", "GrblCommandError", "GrblAlarm", "GrblHold", "GrblTimeout",
+           "GrblDisconnected", "GrblPortBusy", "GrblProtocolError", "GrblPositionUnknown",
+           "GrblReset", "LineTooLong", "MachineSpace", "Status", "parse_status", "PORT_ERRORS"]
 
 log = logging.getLogger(__name__)
 
@@ -75,13 +79,10 @@ SETTING_RE = re.compile(r"^\$(N?\d+)=(.*)$")
 
 BANNER_RE = re.compile(r"^Grbl (\d+\.\d+[a-z]?) \['\$' for help\]$")
 SETTING_RE = re.compile(r"^\$(N?\d+)=(.*)$")
-STATES = ("Idle", "Run", "Hold", "Jog", "Alarm", "Door", "Check", "Home", "Sleep")
 #: GRBL's interface notes advise status requests at no more than 5 Hz
 STATUS_POLL_S = 0.2
 #: after ALARM:N the firmware is silent for 500 ms and discards a reset sent meanwhile
 ALARM_SILENCE_S = 0.6
-#: a status report this far outside the soft-limit box is not believed (mm)
-TRAVEL_MARGIN_MM = 1.0
 #: alarms that lock GRBL until a reset ("[MSG:Reset to continue]"); the others reset by themselves
 CRITICAL_ALARMS = (1, 2)
 
@@ -141,129 +142,6 @@ class GrblReset(GrblError):
 
 class LineTooLong(GrblError, ValueError):
     """A line GRBL would refuse with error:11; refused before sending."""
-
-
-@dataclass(frozen=True)
-class Status:
-    """One `<...>` status report, parsed."""
-
-    state: str                                  # Idle, Run, Hold, Jog, Alarm, Door, Check, Home, Sleep
-    substate: int | None
-    mpos: tuple[float, ...] | None
-    wpos: tuple[float, ...] | None
-    wco: tuple[float, ...] | None               # only in some reports; see Driver.wco
-    feed: float | None
-    spindle: float | None
-    planner_free: int | None                    # Bf: free planner blocks
-    rx_free: int | None                         # Bf: free bytes in the receive buffer
-    accessories: str | None                     # A: S/C spindle, F flood, M mist (None = field absent)
-    overrides: tuple[int, ...] | None
-    pins: str
-    raw: str
-
-    def machine_xy(self, wco: tuple[float, ...] | None) -> tuple[float, float]:
-        """The firmware's machine X, Y; from WPos + WCO when it reports work positions."""
-        if self.mpos is not None:
-            return (self.mpos[0], self.mpos[1])
-        if self.wpos is not None and wco is not None:
-            return (self.wpos[0] + wco[0], self.wpos[1] + wco[1])
-        raise GrblProtocolError(f"status report without a usable position: {self.raw}")
-
-
-def _floats(text: str, least: int = 1, most: int = 6) -> tuple[float, ...]:
-    values = tuple(float(v) for v in text.split(","))
-    if not least <= len(values) <= most or not all(math.isfinite(v) for v in values):
-        raise ValueError(f"bad numbers {text!r}")
-    return values
-
-
-def parse_status(line: str) -> Status:
-    """Parse `<Idle|MPos:1.000,2.000,0.000|FS:0,0|WCO:...>`; raises ValueError if malformed
-    (including NaN, inf, a position without exactly GRBL 1.1h's three axes, a repeated
-    field), so a report cut short is never read as a position."""
-    if not (line.startswith("<") and line.endswith(">")):
-        raise ValueError(f"not a status report: {line!r}")
-    try:
-        return _parse_fields(line)
-    except (KeyError, IndexError, TypeError) as exc:
-        raise ValueError(f"malformed status report {line!r}: {exc}") from None
-
-
-def _parse_fields(line: str) -> Status:
-    fields = line[1:-1].split("|")
-    state, colon, sub = fields[0].partition(":")
-    if state not in STATES or (colon and not sub.isdigit()):
-        raise ValueError(f"unknown machine state {fields[0]!r}")
-    values: dict[str, str] = {}
-    for f in fields[1:]:
-        key, sep, value = f.partition(":")
-        if not sep or key in values:
-            raise ValueError(f"bad status field {f!r}")
-        values[key] = value
-    mpos = _floats(values["MPos"], 3, 3) if "MPos" in values else None
-    wpos = _floats(values["WPos"], 3, 3) if "WPos" in values else None
-    if (mpos is None) == (wpos is None):
-        raise ValueError("status report needs exactly one of MPos and WPos")
-    feed = spindle = None
-    if "FS" in values:
-        feed, spindle = _floats(values["FS"], 2)[:2]
-    elif "F" in values:
-        feed = _floats(values["F"])[0]
-    planner_free = rx_free = None
-    if "Bf" in values:
-        bf = values["Bf"].split(",")
-        if len(bf) != 2 or not all(b.isdigit() for b in bf):
-            raise ValueError(f"bad Bf field {values['Bf']!r}")
-        planner_free, rx_free = int(bf[0]), int(bf[1])
-    overrides = None
-    if "Ov" in values:
-        ov = values["Ov"].split(",")
-        if len(ov) != 3 or not all(o.isdigit() for o in ov):
-            raise ValueError(f"bad Ov field {values['Ov']!r}")
-        overrides = tuple(int(v) for v in ov)
-    return Status(
-        state=state, substate=int(sub) if sub else None, mpos=mpos, wpos=wpos,
-        wco=_floats(values["WCO"], 3, 3) if "WCO" in values else None,
-        feed=feed, spindle=spindle, planner_free=planner_free, rx_free=rx_free,
-        accessories=values.get("A"), overrides=overrides, pins=values.get("Pn", ""), raw=line)
-
-
-@dataclass(frozen=True)
-class MachineSpace:
-    """Where the firmware keeps machine coordinates, and the project's frame inside it.
-
-    The project's machine frame (layout.to_machine, gantry.travel_mm) runs 0..travel on
-    each axis; the firmware's soft-limit box is that frame shifted by `shift`:
-    -$130..0 on stock 1.1h, 0..$130 on a HOMING_FORCE_SET_ORIGIN build homing towards
-    minus ($23 bit set), -$130..0 on such a build for an axis homing towards plus.
-    """
-
-    travel: tuple[float, float]
-    shift: tuple[float, float]
-    force_origin: bool
-
-    @classmethod
-    def read(cls, options: str, settings: dict[int, float]) -> "MachineSpace":
-        """From `$I`'s OPT letters and the `$$` settings ($23 homing direction, $130/$131)."""
-        force = "Z" in options
-        mask = int(settings.get(23, 0))
-        travel = (settings[130], settings[131])
-        shift = tuple(0.0 if force and (mask >> i) & 1 else -travel[i] for i in (0, 1))
-        return cls(travel, (shift[0], shift[1]), force)
-
-    @property
-    def build(self) -> str:
-        return "HOMING_FORCE_SET_ORIGIN" if self.force_origin else "stock"
-
-    def to_firmware(self, x: float, y: float) -> tuple[float, float]:
-        return (x + self.shift[0], y + self.shift[1])
-
-    def from_firmware(self, x: float, y: float) -> tuple[float, float]:
-        return (x - self.shift[0], y - self.shift[1])
-
-    def inside(self, x: float, y: float, margin: float = TRAVEL_MARGIN_MM) -> bool:
-        """True if the project-frame point lies in the travel (within `margin`)."""
-        return all(-margin <= v <= t + margin for v, t in zip((x, y), self.travel))
 
 
 def _printable(data: bytes) -> bool:
@@ -829,7 +707,10 @@ class GrblDriver:
             cause = (f"ALARM:{self.alarm}: {alarm_meaning(self.alarm)}"
                      if self.alarm is not None else "the controller reset or powered up")
             raise GrblPositionUnknown(f"position not known ({cause}): home or unlock first")
-        fx, fy = st.machine_xy(st.wco or self._work_offset(st))
+        try:
+            fx, fy = st.machine_xy(st.wco or self._work_offset(st))
+        except ValueError as exc:
+            raise GrblProtocolError(str(exc)) from None
         space = self.machine_space()
         x, y = space.from_firmware(fx, fy)
         if not space.inside(x, y):
@@ -851,7 +732,7 @@ class GrblDriver:
         for line in self.send("$#"):
             name, _, values = line.strip("[]").partition(":")
             try:
-                offsets[name] = _floats(values.split(":")[0])
+                offsets[name] = floats(values.split(":")[0])
             except ValueError:
                 continue
         if coord not in offsets:
