@@ -105,8 +105,8 @@ def run_turns(n: int, speed: float) -> None:
             rig.gantry.start()
             limits = AxisLimits.from_settings(rig.driver.settings())
             start = layout.position(magnet_sq if magnet_sq is not None else KING_SLOT)
-            mx, my = layout.to_machine(start)
-            rig.driver.send(f"G0X{mx:.3f}Y{my:.3f}")
+            mx, my = rig.driver.to_firmware(*layout.to_machine(start))   # stock: -$130..0
+            rig.driver.send(f"G53G0X{mx:.3f}Y{my:.3f}")
             rig.driver.sync()
             t0 = rig.sim.clock()
             steps = rig.gantry.move(move.from_sq, move.to_sq, caps)

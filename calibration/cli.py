@@ -462,7 +462,7 @@ def cmd_gantry(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 def _probe_gantry(port: str, config: Config) -> Callable[[], object]:
     def probe():
         from calibration.selfcheck import GantryProbe
-        from robot.grbl import GrblDriver
+        from robot.grbl import GrblAlarm, GrblDriver
 
         if "://" not in port and not os.path.exists(port):
             return None
@@ -475,7 +475,16 @@ def _probe_gantry(port: str, config: Config) -> Callable[[], object]:
             settings = driver.settings()          # GRBL answers $$ in the alarm state too
             travel = (settings[130], settings[131]) if 130 in settings and 131 in settings else None
             soft = bool(settings[20]) if 20 in settings else None
-            return GantryProbe(version, state, travel, soft)
+            homing = bool(settings[22]) if 22 in settings else None
+            homing_alarm = None
+            if state == "Alarm" and homing:       # locked at power-up: it must home anyway
+                try:
+                    driver.home()
+                    state = driver.status().state
+                except GrblAlarm as exc:          # ALARM:9 = stock Z-first homing cycle
+                    homing_alarm = exc.code
+            build = driver.space.build if driver.space is not None else None
+            return GantryProbe(version, state, travel, soft, homing, build, homing_alarm)
         finally:
             driver.close()
     return probe

@@ -47,6 +47,9 @@ class GantryProbe:
     state: str                                   # GRBL state: Idle, Alarm, ...
     travel_mm: tuple[float, float] | None         # $130/$131
     soft_limits: bool | None                      # $20
+    homing_enabled: bool | None = None            # $22
+    build: str | None = None                      # "stock" or "HOMING_FORCE_SET_ORIGIN"
+    homing_alarm: int | None = None               # ALARM:N of a homing the probe tried
 
 
 @dataclass
@@ -175,3 +178,24 @@ def _check_gantry(report: SelfCheckReport, config: Config, probe: ProbeFunction 
     if found.soft_limits is False:
         report.add("gantry soft limits", Status.WARN, "$20=0: the controller does not refuse moves "
                                                       "beyond its travel")
+    elif found.soft_limits and found.travel_mm is not None:
+        report.add("gantry soft limits", Status.PASS,
+                   f"$20=1 over {found.travel_mm[0]:g} x {found.travel_mm[1]:g} mm"
+                   + (f" ({found.build} machine space)" if found.build else ""))
+    if found.homing_enabled is False:
+        report.add("gantry homing", Status.FAIL,
+                   "$22=0: homing is disabled, so after a power cycle GRBL reports MPos:0,0 "
+                   "wherever the carriage stands and the robot cannot trust its position "
+                   "(set $22=1, see docs/install.md)")
+    if found.homing_alarm == 9:
+        report.add("gantry homing", Status.FAIL,
+                   "homing failed with ALARM:9 (no limit switch found): the firmware homes Z "
+                   "first, as stock GRBL 1.1h does; build it with HOMING_CYCLE_0 = X and Y "
+                   "(docs/install.md)")
+    elif found.homing_alarm is not None:
+        report.add("gantry homing", Status.FAIL,
+                   f"homing failed with ALARM:{found.homing_alarm}: check the limit switches "
+                   "and $23-$27")
+    elif found.homing_enabled:
+        report.add("gantry homing", Status.PASS, "$22=1" + (
+            ", and a homing cycle completed" if found.state == "Idle" else ""))

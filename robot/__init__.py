@@ -5,7 +5,9 @@ Modules, each with one job:
 - `grbl_codes`  GRBL 1.1 error/alarm meanings and protocol sizes.
 - `grbl`        `GrblDriver`: pyserial (device, pty or `socket://` URL), reader thread,
                 send-response streaming, status/real-time bytes, completion waits,
-                `make_safe()` (soft reset + magnet off) for every error path.
+                `make_safe()` (hold, soft reset, magnet off) for every error path.
+- `grbl_reports` status reports parsed and checked; `MachineSpace`, where the
+                firmware build keeps machine coordinates (stock or HOMING_FORCE_SET_ORIGIN).
 - `layout`      `TableLayout`: board squares and storage slots (`Slot(side, index)`,
                 king = `Slot('defenders', 0)`) in board and machine millimetres, from
                 the configuration via calibration.geometry; `PieceSet`, `start_position`.

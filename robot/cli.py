@@ -8,7 +8,11 @@ step found in the ledger is recovered first.
     tafl-robot --port /dev/tafl-gantry status
     tafl-robot --port /dev/pts/5 --state /tmp/robot home
     tafl-robot --port socket://host:2000 move e1 e4 --capture f4
-    tafl-robot park f6 | setup copenhagen | clear | jog 10 0 | recover | ledger
+    tafl-robot park f6 | setup copenhagen | clear | jog 10 0 | recover | unlock | ledger
+
+The port is opened exclusively: while the kiosk drives the gantry, a second
+process is refused with a clear message (use the kiosk's staff screen, or stop
+the kiosk first) instead of reading the kiosk's answers.
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ import sys
 from pathlib import Path
 
 from robot.gantry import Gantry, RobotError, check_variant_fits
-from robot.grbl import GrblDriver, GrblError
+from robot.grbl import GrblDriver, GrblError, GrblPositionUnknown
 from robot.layout import Slot, TableLayout
 from robot.ledger import LEDGER_FILE, Ledger, LedgerError
 from robot.planner import PlanError, Step
@@ -58,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     jg.add_argument("dy", type=float)
     jg.add_argument("--feed", type=float, help="mm/min (default: the drag feed)")
     sub.add_parser("recover", help="home and finish an interrupted step")
+    sub.add_parser("unlock", help="leave the alarm lock without homing ($X): only when the "
+                                  "carriage is known to be where the controller says")
     sub.add_parser("ledger", help="print where the robot believes every piece is (no port needed)")
     return p
 
@@ -129,12 +135,21 @@ def main(argv: list[str] | None = None) -> int:
         driver.connect()
         if args.command == "status":
             st = driver.status()
-            mx, my = st.machine_xy(st.wco or driver.wco)
-            bx, by = layout.to_board((mx, my))
+            space = driver.space
             print(f"GRBL {driver.version} on {port}: {st.state}"
-                  + (f":{st.substate}" if st.substate is not None else ""))
-            print(f"machine {mx:.3f}, {my:.3f} mm; board frame {bx:.1f}, {by:.1f} mm")
+                  + (f":{st.substate}" if st.substate is not None else "")
+                  + (f" ({space.build} build)" if space is not None else ""))
+            try:
+                mx, my = driver.believe(st)
+                bx, by = layout.to_board((mx, my))
+                print(f"machine {mx:.3f}, {my:.3f} mm; board frame {bx:.1f}, {by:.1f} mm")
+            except (GrblPositionUnknown, GrblError) as exc:
+                print(f"position unknown: {exc}")
             _print_ledger(layout, ledger)
+            return 0
+        if args.command == "unlock":
+            gantry.unlock()
+            print("unlocked: the controller now believes its position (home when in doubt)")
             return 0
         if args.command == "home":
             gantry.home()

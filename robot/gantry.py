@@ -8,9 +8,13 @@ is the step written to the ledger as done; the step is written down as
 *pending* before it starts, so an interruption at any point leaves a record of
 which piece may be lying somewhere along which path.
 
-Any error while a step runs (error:N, an alarm, a timeout, a vanished port,
-garbled bytes, even Ctrl-C) goes through `driver.make_safe()`: a soft reset
-(GRBL switches coolant and spindle off) and the magnet-off line.
+Any error while a step runs (error:N, an alarm, a feed hold, a timeout, a
+vanished port, garbled bytes, even Ctrl-C) goes through `driver.make_safe()`:
+a feed hold until the carriage stands (so the position is kept), a soft reset
+(GRBL switches coolant and spindle off) and the magnet-off line. Only
+`abort()` resets a travelling carriage at once: the magnet must go off now.
+The G-code is written in the firmware's own machine coordinates
+(`driver.to_firmware`), so stock and HOMING_FORCE_SET_ORIGIN builds both work.
 `recover()` re-homes and sweeps the pending step's path again with the magnet
 on: a steel-cored piece anywhere on that path is caught as the magnet passes
 and brought to its destination.
@@ -24,7 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from calibration.config import GantryConfig
-from robot.grbl import GrblDriver, GrblError
+from robot.grbl import GrblDriver, GrblError, GrblHold
 from robot.layout import Location, TableLayout, start_position
 from robot.ledger import Ledger
 from robot.planner import MotionPlanner, PlanError, Step
@@ -76,23 +80,42 @@ class Gantry:
         if st.state in ("Run", "Jog", "Home"):
             raise RobotError(f"the controller is busy ({st.state}): is another program "
                              "driving it?")
-        if st.state == "Alarm":
-            if not self.cfg.home_on_start:
-                raise RobotError("the controller is alarm-locked and homing on start is off in "
-                                 "the configuration: run `tafl-robot home`")
+        if st.state == "Alarm" or not self.driver.position_known:
+            self._need_home(st.state)
             self.home()
         self.driver.send("G21G90G94")
         self._ready = True
 
+    def _need_home(self, state: str) -> None:
+        """Refuse clearly where homing is impossible or not allowed."""
+        if not self.driver.firmware_settings.get(22, 1):
+            raise RobotError(
+                "homing is disabled on the controller ($22=0): after a power cycle GRBL reports "
+                "MPos:0,0 wherever the carriage stands, so its position is not believed; enable "
+                "homing ($22=1, docs/install.md), or put the carriage at the home corner by hand "
+                "and run `tafl-robot unlock`")
+        if not self.cfg.home_on_start:
+            what = "alarm-locked" if state == "Alarm" else "not sure of its position"
+            raise RobotError(f"the controller is {what} and homing on start is off in "
+                             "the configuration: run `tafl-robot home`")
+
     def home(self) -> None:
+        """`$H`: the homing cycle; the position is known afterwards."""
+        self._leave_alarm(self.driver.home, "homing")
+
+    def unlock(self) -> None:
+        """`$X`: staff vouch that the carriage is where the controller says (no homing)."""
+        self._leave_alarm(self.driver.unlock, "unlock")
+
+    def _leave_alarm(self, action: Callable[[], None], what: str) -> None:
         try:
-            if self.driver.critical:
+            if self.driver.critical:        # a limit alarm waits for a reset before anything
                 self.driver.soft_reset()
-            self.driver.magnet_off()
-            self.driver.home()
+            self.driver.magnet_off()        # refused (and not needed) in the alarm state
+            action()
         except GrblError as exc:
             self._make_safe()
-            raise RobotError(f"homing failed: {exc}") from exc
+            raise RobotError(f"{what} failed: {exc}") from exc
 
     def rehome(self) -> None:
         """Home unconditionally and make the controller ready for steps (mm, absolute).
@@ -113,8 +136,8 @@ class Gantry:
         if self.ledger_path is not None:
             self.ledger.save(self.ledger_path)
 
-    def _make_safe(self) -> list[str]:
-        problems = self.driver.make_safe()
+    def _make_safe(self, urgent: bool = False) -> list[str]:
+        problems = self.driver.make_safe(urgent=urgent)
         for p in problems:
             log.error("after an error: %s", p)
         self._ready = False
@@ -124,7 +147,7 @@ class Gantry:
     def gcode(self, step: Step) -> list[str]:
         """The lines that carry out one step."""
         lay = self.layout
-        m = [lay.to_machine(p) for p in step.path]
+        m = [self.driver.to_firmware(*lay.to_machine(p)) for p in step.path]
         # G53: machine coordinates, whatever work offset (G92, G54..) someone left behind
         lines = [f"G53G0X{m[0][0]:.3f}Y{m[0][1]:.3f}", self.cfg.magnet_on,
                  f"G4P{self.cfg.magnet_dwell_s:.3f}"]
@@ -147,6 +170,8 @@ class Gantry:
         except GrblError as exc:
             problems = self._make_safe()
             extra = ("; " + "; ".join(problems)) if problems else ""
+            if isinstance(exc, GrblHold) and not problems:
+                extra = "; magnet switched off, position kept"
             raise RobotError(f"{step.kind} {self.layout.name(step.src)} -> "
                              f"{self.layout.name(step.dst)} interrupted: {exc}{extra}") from exc
         except BaseException:
@@ -181,7 +206,9 @@ class Gantry:
                     self.layout.name(step.dst))
         self._ready = False
         st = self.driver.status()
-        if st.state == "Alarm" or self.driver.alarm is not None:
+        if st.state == "Alarm" or self.driver.alarm is not None or not self.driver.position_known:
+            # never trust a position after an alarm or a power cycle (MPos:0,0 with $22=0)
+            self._need_home(st.state)
             self.home()
         self.driver.send("G21G90G94")
         self._ready = True
@@ -247,9 +274,10 @@ class Gantry:
             raise RobotError(f"jog failed: {exc}") from exc
 
     def abort(self) -> list[str]:
-        """Stop now, from any thread: soft reset (motion stops, magnet off). The step that
-        was running fails with RobotError and stays pending in the ledger for recover()."""
-        return self._make_safe()
+        """Stop now, from any thread: soft reset at once (motion stops, magnet off; a moving
+        carriage loses its position). The step that was running fails with RobotError and
+        stays pending in the ledger for recover()."""
+        return self._make_safe(urgent=True)
 
     def close(self) -> None:
         self.driver.close()

@@ -21,7 +21,7 @@ import threading
 import time
 
 from robot.layout import TableLayout
-from robot.simulator import FIRMWARE_DEFAULTS, GrblSimulator, parse_faults
+from robot.simulator import BUILDS, FIRMWARE_DEFAULTS, GrblSimulator, parse_faults
 from robot.table import Table
 
 
@@ -55,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--set", type=_setting, action="append", default=[], metavar="N=VALUE",
                    help="override a GRBL $ setting of the simulated controller")
     p.add_argument("--link", help="keep a symlink at this path pointing to the current pty")
+    p.add_argument("--build", choices=BUILDS, default="stock",
+                   help="firmware build: stock 1.1h (machine space -$130..0, the default) or "
+                        "origin (HOMING_FORCE_SET_ORIGIN: 0..$130)")
+    p.add_argument("--z-first-homing", action="store_true",
+                   help="home Z first as stock GRBL does: $H fails with ALARM:9 on an XY gantry")
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="tafl-gantry-sim: %(message)s")
     try:
@@ -71,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     table = Table.in_storage(layout, on_collision=lambda c: print(f"tafl-gantry-sim: {c}",
                                                                   file=sys.stderr, flush=True))
     sim = GrblSimulator(config, speed_factor=args.speed_factor, faults=faults, world=table,
-                        layout=layout, settings=dict(args.set))
+                        layout=layout, settings=dict(args.set), build=args.build,
+                        z_first_homing=args.z_first_homing)
     dropped = threading.Event()
     sim.on_disconnect = dropped.set
     port = sim.start()

@@ -80,8 +80,9 @@ _G_GROUPS: dict[float, str] = {
     54: "coord", 55: "coord", 56: "coord", 57: "coord", 58: "coord", 59: "coord",
     61: "control",
 }
-# G codes GRBL has that this simulator does not carry out
-_G_UNSUPPORTED = {2, 3, 10, 28, 28.1, 30, 30.1, 38.2, 38.3, 38.4, 38.5, 43.1, 49, 93}
+# G codes GRBL has that this simulator does not carry out (G2/G3 and probing are refused
+# by the simulator after the checks that come first in GRBL, e.g. G53 with an arc: error:30)
+_G_UNSUPPORTED = {10, 28, 28.1, 30, 30.1, 38.2, 38.3, 38.4, 38.5, 43.1, 49, 93}
 _M_GROUPS: dict[float, str] = {0: "stop", 1: "stop", 2: "stop", 30: "stop",
                                 3: "spindle", 4: "spindle", 5: "spindle",
                                 8: "coolant", 9: "coolant"}
@@ -107,10 +108,10 @@ def parse_block(line: str) -> Block:
         if letter == "G":
             code = round(value, 1)
             group = _G_GROUPS.get(code)
+            if group is None and float(int(code)) in _G_GROUPS:
+                raise GcodeError(23)        # G59.1, G1.5: a known command with a fraction
             if group is None or code in _G_UNSUPPORTED:
                 raise GcodeError(20)
-            if code == 59.1 or code == 59.2 or code == 59.3:
-                raise GcodeError(29)
             if group in blk.g:
                 raise GcodeError(21)
             blk.g[group] = code

@@ -9,6 +9,7 @@ together so that the table (what the camera renderer draws) and the ledger
 from __future__ import annotations
 
 import os
+from typing import Any
 from pathlib import Path
 
 from calibration.config import Config
@@ -31,7 +32,7 @@ class SimRig:
     def __init__(self, config: Config | None = None, *, speed_factor: float = 1.0,
                  faults: list[Fault] | tuple[Fault, ...] = (), state_dir: str | os.PathLike | None = None,
                  places: dict[Location, str] | None = None, world: MagnetWorld | None = None,
-                 connect: bool = True):
+                 connect: bool = True, **sim_options: Any):
         self.config = config or Config()
         self.layout = TableLayout(self.config)
         if world is None:
@@ -46,7 +47,7 @@ class SimRig:
             self.ledger.places = dict(places)
         self.ledger_path = Path(state_dir) / LEDGER_FILE if state_dir is not None else None
         self.sim = GrblSimulator(self.config, speed_factor=speed_factor, faults=faults,
-                                 world=world, layout=self.layout)
+                                 world=world, layout=self.layout, **sim_options)
         self.port = self.sim.start()
         self.driver = self.new_driver()
         self.gantry = Gantry(self.driver, self.layout, self.ledger, self.config.gantry,

@@ -179,7 +179,7 @@ def test_gantry_command_with_simulated_controller(tmp_path):
         code, out = run(["--config", str(cfg_path), "gantry", "--port", sim.port, "--feed", "6000",
                          "--squares", ",".join(squares), "--save"], "\n".join(script) + "\n")
     assert code == 0, out
-    assert "homed at (0.00, 0.00)" in out
+    assert "homed at (2.00, 2.00)" in out          # stock GRBL 1.1h: the $27 pull-off off the switch
     assert "every storage slot and the whole board are inside the travel" in out
     saved = load_config(cfg_path)
     fitted = GantryTransform.from_config(saved.gantry)

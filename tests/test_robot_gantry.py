@@ -227,7 +227,8 @@ def test_moves_ignore_a_stray_work_offset(tmp_path):
     with rig_with(tmp_path, {"c3": "t"}) as rig:
         lay = rig.layout
         rig.gantry.start()
-        rig.driver.send("G0X50Y50")
+        x, y = rig.driver.to_firmware(50, 50)      # stock GRBL: machine space -$130..0
+        rig.driver.send(f"G0X{x:.3f}Y{y:.3f}")
         rig.driver.send("G92X0Y0")                 # someone left a work offset behind
         rig.gantry.move(lay.parse("c3"), lay.parse("c6"))
         assert rig.table.square_pieces() == {lay.parse("c6"): "t"}
@@ -239,7 +240,7 @@ def test_leftover_feed_hold_is_cleared_on_start(tmp_path):
         rig.driver.close()
         import serial                              # another program holds the motion
         raw = serial.serial_for_url(rig.port, timeout=1)
-        raw.write(b"G1X700Y500F1000\n")
+        raw.write(b"G1X-100Y-60F1000\n")          # stock GRBL's machine space is -$130..0
         assert raw.readline().strip() == b"ok"
         raw.write(b"!")
         raw.close()
@@ -285,12 +286,13 @@ def test_interrupted_step_is_recovered_by_the_next_command(tmp_path):
 
 def test_simulator_replug_keeps_the_linked_port_name(tmp_path):
     link = tmp_path / "tafl-gantry"
-    sim, port = _start_sim("--faults", "disconnect@2", "--link", str(link))
+    sim, port = _start_sim("--faults", "disconnect@9", "--link", str(link))
     try:
         assert os.path.realpath(link) == port
         base = ["-m", "robot.cli", "--port", str(link), "--state", str(tmp_path)]
-        assert _run(base + ["status"]).returncode == 0          # line 1: the closing M9
-        r = _run(base + ["jog", "5", "5"])                      # line 2 never arrives
+        assert _run(base + ["status"]).returncode == 0          # lines 1-2: $I, $$
+        # lines 3-8: $I, $$, M9, $H, G21G90G94, M9; line 9, the jog, never arrives
+        r = _run(base + ["jog", "5", "5"])
         assert r.returncode == 1 and "vanished" in r.stderr
         assert sim.stdout.readline().strip() == "disconnected"
         assert sim.stdout.readline().startswith("reconnected: /dev/")

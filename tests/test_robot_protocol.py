@@ -8,7 +8,8 @@ import pytest
 
 from calibration.config import Config
 from robot.grbl import (GrblAlarm, GrblCommandError, GrblDisconnected, GrblDriver,
-                        GrblProtocolError, GrblReset, GrblTimeout, LineTooLong, parse_status)
+                        GrblPositionUnknown, GrblProtocolError, GrblReset, GrblTimeout,
+                        LineTooLong, parse_status)
 from robot.grbl_codes import RT_SOFT_RESET
 from robot.simulator import GrblSimulator, parse_faults
 from robot.sim_gcode import GcodeError, clean_line, parse_block, parse_jog
@@ -18,7 +19,7 @@ SPEED = 100.0
 
 @pytest.fixture
 def sim():
-    s = GrblSimulator(Config(), speed_factor=SPEED)
+    s = GrblSimulator(Config(), speed_factor=SPEED, build="origin")
     s.start()
     yield s
     s.stop()
@@ -89,7 +90,7 @@ def test_settings_and_info(grbl):
     assert s[130] == 800.0 and s[131] == 560.0      # travel from the configuration
     assert {110, 111, 120, 121, 11, 20, 22} <= set(s)
     info = grbl.send("$I")
-    assert info[0].startswith("[VER:1.1h") and info[1] == "[OPT:V,15,128]"
+    assert info[0].startswith("[VER:1.1h") and info[1] == "[OPT:VZ,15,128]"   # Z: the HOMING_FORCE_SET_ORIGIN build
     assert grbl.send("$G")[0].startswith("[GC:G0 G54 G17 G21 G90 G94")
 
 
@@ -112,7 +113,7 @@ def test_status_in_work_coordinates_with_wco(grbl):
     ("G0G1X1", 21),         # two motion commands
     ("X1X2", 25),           # repeated word
     ("G4", 28),             # dwell without P
-    ("$Q", 3),              # unknown $ command
+    ("$Q", 2),              # unknown $ letter: read as a setting number (as 1.1h does)
     ("$999=1", 3),          # unknown setting
     ("5X", 1),              # number without a letter
     ("GX", 2),              # letter without a number
@@ -139,6 +140,7 @@ def test_raw_wire_overlong_line_and_rx_buffer(sim):
     import serial
     raw = serial.serial_for_url(sim.port, timeout=2)
     try:
+        assert raw.readline() == b"\r\n"                                 # the banner's leading CR LF
         assert raw.readline().strip() == b"Grbl 1.1h ['$' for help]"    # from power-up
         assert raw.readline().strip() == b"[MSG:'$H'|'$X' to unlock]"
         raw.write(b"G4P0" + b"0" * 80 + b"\n")      # 85 significant characters
@@ -229,14 +231,24 @@ def test_jog_and_jog_cancel(grbl):
 
 
 # ---------------------------------------------------------------- alarms and faults
-def test_soft_limit_alarm_needs_reset_then_unlock(grbl):
+def test_soft_limit_alarm_needs_reset_then_unlock(grbl, caplog):
+    """As GRBL 1.1h: ALARM:2, 500 ms of silence, [MSG:Reset to continue]; a reset after
+    the message answers the line in flight with `ok`, then the banner, locked in Alarm."""
     homed(grbl)
     with pytest.raises(GrblAlarm) as err:
         grbl.send("G0X900")                        # beyond the 800 mm travel
     assert err.value.code == 2 and "soft limit" in str(err.value)
-    assert "[MSG:Reset to continue]" in grbl.messages
-    grbl.soft_reset()
+    assert grbl.critical and not grbl.position_known
+    with pytest.raises(GrblAlarm):
+        grbl.status()                              # GRBL answers nothing in the critical wait
+    grbl.soft_reset()                              # waits for the message, then resets
+    msgs = grbl.messages
+    assert msgs.index("ALARM:2") < msgs.index("[MSG:Reset to continue]") \
+        < len(msgs) - 1 - msgs[::-1].index("Grbl 1.1h ['$' for help]")
+    assert "unexpected" not in caplog.text          # the in-flight ok was expected
     assert grbl.status().state == "Alarm"
+    with pytest.raises(GrblPositionUnknown):
+        grbl.position()                            # alarms invalidate it until unlock/home
     grbl.unlock()
     grbl.send("G0X10")
     grbl.sync()
@@ -341,8 +353,8 @@ def test_a_reset_between_two_lines_fails_the_stream(sim, grbl):
     homed(grbl)
     real_send = grbl.send
 
-    def send_then_reset(line, timeout=None):
-        out = real_send(line, timeout)
+    def send_then_reset(line, timeout=None, watch=False):
+        out = real_send(line, timeout, watch=watch)
         if line == "M8":
             grbl.soft_reset()             # as another thread's make_safe() would
         return out
