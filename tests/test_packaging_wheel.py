@@ -13,6 +13,8 @@ skipped with the reason when pip can reach neither an index nor its cache.
 """
 from __future__ import annotations
 
+import re
+
 import os
 import shutil
 import subprocess
@@ -113,6 +115,13 @@ def test_the_plain_wheel_is_the_engine_alone(work: Path, wheel: Path) -> None:
         assert probe.returncode != 0, f"{heavy} came with the plain wheel"
 
 
+def machine_position(status: str) -> tuple[float, float]:
+    """(x, y) from the 'machine X, Y mm' line of `tafl-robot status`."""
+    match = re.search(r"machine (-?[0-9.]+), (-?[0-9.]+) mm", status)
+    assert match is not None, f"no machine position in: {status}"
+    return float(match.group(1)), float(match.group(2))
+
+
 def test_the_robot_extra_drives_the_simulated_gantry(work: Path, wheel: Path) -> None:
     bin_dir = venv(work, "robot-venv", "-c", str(REPO / "constraints.txt"), f"{wheel}[robot]")
     for script in ("tafl-robot", "tafl-gantry-sim"):
@@ -124,9 +133,12 @@ def test_the_robot_extra_drives_the_simulated_gantry(work: Path, wheel: Path) ->
         assert port.startswith("/dev/"), f"tafl-gantry-sim printed {port!r}: {sim.stderr.read()}"
         robot = [str(bin_dir / "tafl-robot"), "--port", port, "--state", str(work / "robot-state")]
         run(*robot, "home", cwd=work, timeout=120)
+        before = machine_position(run(*robot, "status", cwd=work, timeout=60).stdout)
         run(*robot, "jog", "10", "5", cwd=work, timeout=120)
         status = run(*robot, "status", cwd=work, timeout=60).stdout
-        assert "Idle" in status and "10.000, 5.000" in status
+        after = machine_position(status)
+        assert "Idle" in status
+        assert abs(after[0] - before[0] - 10.0) < 1e-6 and abs(after[1] - before[1] - 5.0) < 1e-6, status
     finally:
         sim.terminate()
         sim.wait(timeout=10)
