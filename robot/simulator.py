@@ -474,7 +474,8 @@ class GrblSimulator:
             del self.status_requests[:-2000]
             if self._homing is None:        # answered before anything else queued after it
                 self._advance(self.clock())
-                self._emit(self._status_report())
+                if self._alarm_phase is None:   # an alarm just now: silent for 500 ms
+                    self._emit(self._status_report())
         elif b == ord("!"):
             self._feed_hold()
         elif b == ord("~"):
