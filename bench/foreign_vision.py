@@ -122,6 +122,7 @@ class FrameScore:
     refused: dict[str, int] = field(default_factory=dict)
     hands: int = 0                   # frames with a visitor's arm over the board
     hands_refused: int = 0           # ... reported as "hand over board"
+    hands_unread: int = 0            # ... refused for another reason (a marker under the arm)
     flagged: int = 0                 # frames the CLI prints "low confidence" for
     confident_wrong: int = 0         # squares read wrong with confidence >= CONFIDENT
     failures: list[str] = field(default_factory=list)
@@ -157,6 +158,7 @@ def score_hands(condition: str, frames: int, seed0: int, res: FrameScore) -> Non
             read_like_cli(image, sample.board, config)
         except NotReadable as exc:
             res.hands_refused += int(str(exc) == "hand over board")
+            res.hands_unread += int(str(exc) != "hand over board")
 
 
 def score_frames(condition: str, frames: int, seed0: int = 0, verbose: bool = False) -> FrameScore:
@@ -260,7 +262,8 @@ def report_frames(res: FrameScore, condition: str, frames: int) -> str:
                                                    if refused else ""))
     lines.append(f"  false hand reports on hand-free frames: {res.refused.get('hand over board', 0)} of {frames}")
     if res.hands:
-        lines.append(f"  frames with a hand over the board reported as a hand: {res.hands_refused} of {res.hands}")
+        lines.append(f"  frames with a hand over the board: {res.hands}; reported as a hand {res.hands_refused}, "
+                     f"refused for another reason {res.hands_unread}, read as a board {res.hands - res.hands_refused - res.hands_unread}")
     lines.append("  confusion (rows = truth, columns = read):")
     lines.append("  " + f"{'':>10}" + "".join(f"{n:>10}" for n in names))
     for i, n in enumerate(names):
