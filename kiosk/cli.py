@@ -77,7 +77,12 @@ def _run(args: argparse.Namespace) -> int:
 
     from kiosk.faults import parse_faults
 
-    config, config_warning = load_kiosk_config(args.config)
+    try:
+        config, config_warning = load_kiosk_config(args.config)
+    except ValueError as exc:
+        if args.simulate or args.headless or args.screenshots or args.autoplay is not None:
+            raise                       # a command line run: one line, exit 2
+        return _out_of_service(args, str(exc))
     faults = parse_faults(args.faults)
     variants = tuple(v.strip() for v in args.variant.split(",") if v.strip())
     from engine import VARIANTS
@@ -113,6 +118,25 @@ def _run(args: argparse.Namespace) -> int:
     if args.simulate:
         return _simulate_window(args, config, variants[0], size, fullscreen)
     return _hardware(args, config, size, fullscreen)
+
+
+def _out_of_service(args: argparse.Namespace, problem: str) -> int:
+    """A museum kiosk whose config file is refused: the resting screen, not a restart loop (kiosk/ui/out_of_service.py)."""
+    from calibration.config import DEFAULT_CONFIG_PATH
+
+    from kiosk import lockdown
+    from kiosk.sdnotify import Notifier
+    from kiosk.ui.out_of_service import run_out_of_service
+
+    _setup_logging(args)
+    notifier = Notifier.from_environ()
+    fullscreen = not args.windowed
+    if fullscreen:
+        lockdown.install_signal_handlers()
+    file = args.config or DEFAULT_CONFIG_PATH
+    return run_out_of_service(file, problem, args.size or (1280, 800), fullscreen,
+                              on_ready=lambda: notifier.ready("kiosk: config refused, resting"),
+                              on_frame=notifier.tick)
 
 
 def _setup_logging(args: argparse.Namespace) -> None:
