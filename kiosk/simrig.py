@@ -93,6 +93,7 @@ class SimRig:
                                    ponder_max_s=cfg.engine.ponder_max_s)
         self.controller = GameController(cfg, self.camera, self.gantry, self.engine, self.state_dir,
                                          stable_s=self.settings.stable_s, **self.controller_kwargs)
+        self.controller.start()
 
     def power_cut(self) -> None:
         """Everything on the kiosk's mains loses power at once (see the module docstring)."""

@@ -31,8 +31,10 @@ class Rig:
         self.rng = random.Random(seed)
 
     def make(self) -> GameController:
-        return GameController(self.config, self.camera, self.gantry, self.engine, str(self.state_dir),
+        ctrl = GameController(self.config, self.camera, self.gantry, self.engine, str(self.state_dir),
                               clock=self.clock, stable_s=0.3)
+        ctrl.start()        # the journal replayed, the gantry homing (nothing happens in the constructor)
+        return ctrl
 
     def step(self, n: int = 1) -> None:
         for _ in range(n):

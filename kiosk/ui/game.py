@@ -449,7 +449,9 @@ class GameScreen(BaseScreen):
         view = ctx.view
         outcome = view.outcome
         winner = side_value(outcome.winner)
-        if winner is None:
+        if winner is None and outcome.reason in ("ended", "abandoned"):
+            title, colour = ctx.t("museum.no_winner"), palette.SKY_BLUE     # End game is not a draw
+        elif winner is None:
             title, colour = ctx.t("result.draw"), palette.SKY_BLUE
         elif winner == side_value(view.visitor_side):
             title, colour = ctx.t("result.you_won"), palette.ORANGE

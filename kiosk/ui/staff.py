@@ -203,7 +203,8 @@ class StaffScreen(BaseScreen):
         status_h = lay.font_small
         view = ctx.view
         state = view.state if view is not None else "?"
-        activity = getattr(view, "robot_activity", "") or ""
+        activity = getattr(view, "robot_activity", None)
+        activity = ctx.t(f"robot.{activity.code.value}", str(activity), **activity.args) if activity else ""
         draw_text(surface, ctx.t("staff.state", state=state) + ("   " + activity if activity else "")
                   + ("   " + self.status if self.status else ""),
                   (content.left, content.bottom), lay.font_small, palette.TEXT_DIM, anchor="bottomleft")
