@@ -128,6 +128,10 @@ def test_fault_names():
     (["--autoplay", "2"], "--autoplay needs --simulate --headless"),
     (["--simulate", "--headless", "--autoplay", "1", "--faults", "fire"], "unknown fault"),
     (["--simulate", "--headless", "--autoplay", "1", "--variant", "chess"], "unknown variant"),
+    (["--visitors", "3"], "--visitors needs --simulate --headless"),
+    (["--simulate", "--headless", "--visitors", "0"], "at least 1 visitor"),
+    (["--simulate", "--headless", "--visitors", "2", "--level", "impossible"], "unknown level"),
+    (["--simulate", "--headless", "--visitors", "2", "--autoplay", "2"], "two different runs"),
 ])
 def test_cli_refuses_bad_arguments_in_one_line(argv, text, capsys):
     assert cli_main(argv) == 2

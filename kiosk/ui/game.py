@@ -313,9 +313,12 @@ class GameScreen(BaseScreen):
             mid = pygame.Rect(you.right + g, you.top, bot.left - you.right - 2 * g, av)
             draw_paragraph(surface, side_name, mid, lay.font_small, palette.TEXT_DIM, align="center", valign="center",
                            min_size=10)
-        if view.outcome is not None:
+        resetting = bool(getattr(view, "resetting", False))
+        if view.outcome is not None and resetting:
+            status = ctx.t("museum.reset_progress", percent=str(int(view.progress * 100)))
+        elif view.outcome is not None:
             status = ctx.t("game.over")
-        elif self.pending_since is not None:
+        elif self.pending_since is not None or getattr(view, "checking_move", None) is not None:
             status = ctx.t("game.checking_move")
         elif visitor_to_move:
             status = ctx.t("game.your_turn_touch" if ctx.world is not None else "game.your_turn")
@@ -326,7 +329,7 @@ class GameScreen(BaseScreen):
         status_rect = pygame.Rect(card.left + g * 2, you.bottom + lay.font_small + g, card.width - g * 4, status_h)
         draw_paragraph(surface, status, status_rect, lay.font_body, palette.TEXT, align="center", min_size=lay.font_small,
                        valign="center")
-        if robot_busy:
+        if robot_busy or resetting:
             bar = pygame.Rect(status_rect.left, status_rect.bottom + g, status_rect.width, bar_h)
             if view.state == "thinking":
                 draw_busy(surface, bar, ctx.now)
@@ -335,13 +338,15 @@ class GameScreen(BaseScreen):
         y = card.bottom + g * 2
         # Announcements after the last move.
         kinds = [k for k in ANNOUNCE_KINDS if k in (view.announcements or ()) and k != "capture"]
+        if view.last_captures and view.outcome is None:
+            kinds.insert(0, "museum.captures_help")      # where a captured piece goes (docs/rules.md)
         for kind in kinds[:2]:
             box_h = min(buttons_top - y - g * 2, lay.font_body * 2 + g * 2)
             if box_h < lay.font_body * 1.5:
                 break
             box = pygame.Rect(panel.left, y, panel.width, box_h)
             draw_panel(surface, box, palette.YELLOW, edge=palette.TEXT_DARK, radius=12)
-            draw_paragraph(surface, ctx.t(f"announce.{kind}"), box.inflate(-g * 2, -g),
+            draw_paragraph(surface, ctx.t(kind if "." in kind else f"announce.{kind}"), box.inflate(-g * 2, -g),
                            lay.font_body, palette.TEXT_DARK, align="center", min_size=12, valign="center")
             y = box.bottom + g * 2
         # Captures, each with the icon of the pieces taken (so colour is not the only cue).

@@ -243,6 +243,8 @@ class StaffScreen(BaseScreen):
                     lambda v=v: self.run(ctx, "setup_board", v)) for v in variants]
         actions.append(("clear", ctx.t("staff.clear"), lambda: self.run(ctx, "clear_board")))
         actions.append(("end", ctx.t("staff.end_game"), lambda: self.run(ctx, "end_game")))
+        # "pieces are back" = "count storage again": storage holds every piece not on the board
+        actions.append(("pieces_back", ctx.t("museum.pieces_back"), lambda: self.run(ctx, "pieces_back")))
         rows = max(1, min(3, (area.height + pg) // (T + pg)))
         cols = -(-len(actions) // rows)
         col_w = int(T * 1.9)
