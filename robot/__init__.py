@@ -12,7 +12,8 @@ Modules, each with one job:
 - `ledger`      `Ledger`: where every physical piece is, saved atomically after every
                 step, with the step in progress written down before it starts.
 - `planner`     `MotionPlanner`: straight slides, A* on the street graph, capture
-                order, set-up / clearing by minimum-distance assignment; `Step`.
+                order, the reset between games (`plan_reset`: set-up and clearing
+                too) by minimum-time assignment; `Step`, `MotionTimes`.
 - `collision`   `check_plan`: independent geometric proof of clearance.
 - `gantry`      `Gantry`: runs steps as G-code, keeps the ledger, recovers.
 - `kinematics`  GRBL-style trapezoids, junction speeds and look-ahead (simulator, bench).
