@@ -83,7 +83,7 @@ class GameController:
         self.notice: str | None = None      # staff called (kiosk/staff_ops.py)
         self.resumed = False
         self.watch = BoardWatch(camera, config.camera.stable_s if stable_s is None else stable_s, clock)
-        self.jobs = RobotJobs(self, gantry, self.watch, state_dir, clock, max_pickup_retries)
+        self.jobs = RobotJobs(self, config, gantry, self.watch, state_dir, clock, max_pickup_retries)
         self.turns = Turns(self)
         self.attendance = Attendance(config.kiosk)
         self.staff = StaffOps(self)

@@ -14,7 +14,10 @@ import logging
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
+from calibration.config import Config
 from engine import Piece, square_name
+from robot.layout import TableLayout
+from robot.planner import MotionPlanner
 
 from kiosk.activity import IDLE_ACTIVITY, ActivityCode, RobotActivity, activity_for
 from kiosk.board_watch import BoardWatch
@@ -70,9 +73,10 @@ class JobHost(Protocol):
 class RobotJobs:
     """Owns the current goal, the gantry jobs and the storage book."""
 
-    def __init__(self, host: JobHost, gantry: GantryPort, watch: BoardWatch, state_dir: str,
+    def __init__(self, host: JobHost, config: Config, gantry: GantryPort, watch: BoardWatch, state_dir: str,
                  clock: Callable[[], float], max_pickup_retries: int = len(RETRY_OFFSETS_MM)) -> None:
-        self.host, self.gantry, self.watch, self.clock = host, gantry, watch, clock
+        self.host, self.config, self.gantry, self.watch, self.clock = host, config, gantry, watch, clock
+        self.planner: MotionPlanner | None = None
         self.max_pickup_retries = max_pickup_retries
         self.inventory_file = InventoryFile(state_dir)
         self.inventory: StorageInventory | None = None
@@ -122,6 +126,8 @@ class RobotJobs:
         observed = self.watch.stable(goal.not_before)
         if observed is None:
             return
+        if self.planner is None:
+            self.use_board(self.board_name or self.config.board)
         if self.resume_plan:
             self.settle_resumed_plan(observed)
         self.ensure_inventory(observed)
@@ -149,7 +155,7 @@ class RobotJobs:
         plan = None
         if host.state == State.PLACE_PIECE:
             # waiting for a person: go on by itself as soon as the pieces it needs are findable
-            plan = reconcile(observed, goal.target, self.inventory)
+            plan = reconcile(observed, goal.target, self.inventory, self.planner)
             if not plan.complete or goal.scope is not None:
                 host.ask_person(diff, "")
                 return
@@ -169,7 +175,7 @@ class RobotJobs:
             return
         offset = (0.0, 0.0) if goal.attempts == 0 else RETRY_OFFSETS_MM[(goal.attempts - 1) % len(RETRY_OFFSETS_MM)]
         if plan is None or offset != (0.0, 0.0):
-            plan = reconcile(observed, goal.target, self.inventory, offset_mm=offset)
+            plan = reconcile(observed, goal.target, self.inventory, self.planner, offset_mm=offset)
         if not plan.transfers:
             host.ask_person(diff, "place_piece.storage_full" if plan.no_slot else "place_piece.missing_pieces")
             return
@@ -257,6 +263,8 @@ class RobotJobs:
 
     # -- the storage book --------------------------------------------------------
     def use_board(self, board_name: str) -> None:
+        if board_name != self.board_name or self.planner is None:
+            self.planner = MotionPlanner(TableLayout(self.config, board_name))
         self.board_name = board_name
         self.inventory = self.inventory_file.load(board_name)
 
