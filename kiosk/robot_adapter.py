@@ -27,7 +27,7 @@ from calibration.config import Config
 from robot.gantry import Gantry, RobotError
 from robot.grbl import GrblDriver, GrblError
 from robot.layout import Location, TableLayout
-from robot.ledger import Ledger, LedgerError
+from robot.ledger import Ledger, LedgerError, ledger_path
 
 from kiosk.ports import Transfer
 
@@ -47,7 +47,7 @@ class GantryMover:
 
     def _board(self, board_name: str) -> None:
         self.layout = TableLayout(self.config, board_name)
-        self.ledger_path = (self.state_dir / f"gantry-ledger-{board_name}.json") if self.state_dir else None
+        self.ledger_path = ledger_path(self.state_dir, board_name) if self.state_dir else None
         try:
             self.ledger = (Ledger.load_or_new(self.ledger_path, self.layout) if self.ledger_path
                            else Ledger.in_storage(self.layout))
