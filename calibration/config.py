@@ -103,7 +103,7 @@ class CameraConfig:
     height: int = 720
     fps: int = 30
     distance_mm: float = 700.0           # lens to board (600-800 mm); used only while uncalibrated
-    stable_s: float = 0.7
+    stable_s: float = 0.5                # still this long after the hand left: confirm (issue 13 point 4)
     camera_matrix: list[list[float]] = field(default_factory=list)   # empty = not calibrated
     distortion: list[float] = field(default_factory=list)
     calibration_size: tuple[int, int] = (0, 0)   # frame size camera_matrix was measured at; (0, 0) = unknown

@@ -207,3 +207,64 @@ def test_missing_pieces_are_counted(tmp_path):
     rig.world.take_from_square(next(sq for sq, p in rig.world.square_pieces().items() if p == Piece.ATTACKER))
     rig.step(10)
     assert rig.ctrl.view().missing == {"t": 1}
+
+
+# -- the screens: End game's title, the move being checked ---------------------------------
+
+def _app(view):
+    import pygame
+
+    from calibration.config import Config
+    from kiosk.ui.app import KioskApp
+    from kiosk.ui.screenshots import StillController
+
+    pygame.display.init()
+    app = KioskApp(StillController(view), Config(), size=(1280, 800), clock=lambda: 100.0)
+    app.navigate("game")
+    return app
+
+
+def _texts_used(app) -> list[str]:
+    used: list[str] = []
+    get = app.ctx.texts.get
+
+    def spy(key, default=None, **args):
+        used.append(key)
+        return get(key, default, **args)
+    app.ctx.texts.get = spy
+    app.step([])
+    return used
+
+
+def test_end_game_is_announced_as_no_winner_not_a_draw():
+    from dataclasses import replace
+
+    from engine import Outcome
+    from kiosk.ui.screenshots import game_view
+
+    used = _texts_used(_app(replace(game_view(21), state="game_over", outcome=Outcome(None, "ended"))))
+    assert "museum.no_winner" in used and "result.draw" not in used
+    used = _texts_used(_app(replace(game_view(21), state="game_over", outcome=Outcome(None, "repetition"))))
+    assert "result.draw" in used                   # a real draw still is one
+
+
+def test_the_move_being_checked_is_drawn_at_once():
+    from dataclasses import replace
+
+    from kiosk.ui import palette
+    from kiosk.ui.screenshots import game_view
+
+    view = game_view(21)
+    board = view.board
+    move = next(m for m in board.legal_moves if abs(m.to_sq - m.from_sq) >= 3 * board.size)
+    app = _app(replace(view, checking_move=move))
+    used = _texts_used(app)
+    assert "game.checking_move" in used
+    geom = app.screens["game"].geom
+    (x0, y0), (x1, y1) = geom.centre(move.from_sq), geom.centre(move.to_sq)
+    mid = ((x0 + x1) // 2, (y0 + y1) // 2)
+    r, g, b = app.surface.get_at(mid)[:3]
+    plain = _app(view)
+    plain.step([])
+    assert plain.surface.get_at(mid)[:3] != (r, g, b) and b > r + 40     # the sky-blue arrow over the board
+    assert palette.SKY_BLUE[2] > palette.SKY_BLUE[0] + 40

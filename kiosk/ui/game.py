@@ -186,6 +186,10 @@ class GameScreen(BaseScreen):
         error = active_error(view, 0 if self.camera_bad_since is None else ctx.now - self.camera_bad_since)
         if board is not None:
             self.draw_position(surface, ctx, geom, error)
+            checking = getattr(view, "checking_move", None)
+            if checking is not None and error is None:
+                # the camera has seen the visitor's move; it is confirmed once the board is still
+                draw_move_arrow(surface, geom, checking.from_sq, checking.to_sq, palette.SKY_BLUE)
         if ctx.match is not None and ctx.match.cards is not None:
             self.draw_cards(surface, ctx, geom)
         if error in ("fix_board", "place_piece"):
