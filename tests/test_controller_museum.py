@@ -7,7 +7,7 @@ import logging
 from engine import Piece, Side
 
 from kiosk.session import result_of
-from tests.test_controller_game import Rig
+from tests.test_controller_game import Rig, play_game as play
 
 
 STEP = 0.1
@@ -20,23 +20,19 @@ def skip(rig: Rig, seconds: float, step: float = 1.0) -> None:
         rig.ctrl.poll()
 
 
-def play_game(rig: Rig, visitor_side: Side, max_plies: int = 400) -> None:
+def play_game(rig: Rig, visitor_side: Side) -> None:
     """A visitor who captures whenever they can and takes the captured pieces off into the tray."""
-    rig.ctrl.start_game(rig.world.variant, {}, visitor_side, "easy")
-    for _ in range(max_plies):
-        state = rig.run_until({"visitor_turn", "game_over", "place_piece", "fix_board"})
-        assert state not in ("place_piece", "fix_board"), rig.ctrl.view()
-        if state == "game_over":
-            return
-        board = rig.ctrl.view().board
-        move = next((m for m in board.legal_moves if board.captures_of(m)), None) or rig.rng.choice(board.legal_moves)
-        ply = board.ply if hasattr(board, "ply") else len(board.move_stack)
-        rig.world.visitor_move(move.from_sq, move.to_sq, remove_captures=True)
-        for _ in range(200):
-            rig.step()
-            if rig.ctrl.view().ply > ply:
-                break
-    raise AssertionError("game did not end")
+    play(rig, visitor_side, prefer_captures=True)
+
+
+def one_move_in(tmp_path, seed: int) -> Rig:
+    """A game with the visitor's first move played, the visitor to move again."""
+    rig = Rig(tmp_path, seed=seed)
+    rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
+    rig.run_until({"visitor_turn"})
+    rig.visitor_random_move()
+    rig.run_until({"visitor_turn"})
+    return rig
 
 
 def put_tray_pieces_on_free_squares(rig: Rig) -> int:
@@ -119,11 +115,7 @@ def test_a_thinking_visitor_who_never_touches_the_screen_for_4_minutes_keeps_the
 
 
 def test_a_walk_away_is_paused_with_the_position_kept_and_resumed(tmp_path):
-    rig = Rig(tmp_path, seed=2)
-    rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
-    rig.run_until({"visitor_turn"})
-    rig.visitor_random_move()
-    rig.run_until({"visitor_turn"})
+    rig = one_move_in(tmp_path, 2)
     before = list(rig.ctrl.view().board.move_stack)
     cfg = rig.config.kiosk
     skip(rig, cfg.attendance_warn_s + 5)
@@ -152,11 +144,7 @@ def test_a_touch_continues_a_paused_game(tmp_path):
 
 
 def test_end_game_stops_without_a_winner_and_resets(tmp_path):
-    rig = Rig(tmp_path, seed=1)
-    rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
-    rig.run_until({"visitor_turn"})
-    rig.visitor_random_move()
-    rig.run_until({"visitor_turn"})
+    rig = one_move_in(tmp_path, 1)
     rig.ctrl.end_game()
     view = rig.ctrl.view()
     assert view.state == "game_over" and view.outcome.winner is None and view.outcome.reason == "ended"
