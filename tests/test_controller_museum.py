@@ -256,3 +256,16 @@ def test_the_move_being_checked_is_drawn_at_once():
     plain.step([])
     assert plain.surface.get_at(mid)[:3] != (r, g, b) and b > r + 40     # the sky-blue arrow over the board
     assert palette.SKY_BLUE[2] > palette.SKY_BLUE[0] + 40
+
+
+def test_a_paused_game_shows_on_the_attract_screen_and_a_touch_is_passed_on():
+    from dataclasses import replace
+
+    from kiosk.ui.screenshots import game_view
+
+    app = _app(replace(game_view(21), state="paused", attendance="paused"))
+    app.step([])
+    assert app.screen_name == "attract"           # nobody there: attract, the game kept
+    assert "museum.paused" in _texts_used(app)
+    warn = _app(replace(game_view(21), attendance="warn"))
+    assert "museum.still_there" in _texts_used(warn) and warn.screen_name == "game"

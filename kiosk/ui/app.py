@@ -166,6 +166,8 @@ class KioskApp:
         if view is None:
             return
         keys = []
+        if view.state == "paused":
+            keys.append("museum.paused")          # on the attract screen: the last game waits
         if getattr(view, "attendance", None) == "warn":
             keys.append("museum.still_there")
         if getattr(view, "staff_notice", None):
