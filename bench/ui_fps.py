@@ -28,6 +28,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 import pygame  # noqa: E402
 
 from calibration.config import Config  # noqa: E402
+from kiosk.activity import ActivityCode, RobotActivity
 from kiosk.ui.app import FPS, FrameLimiter, KioskApp  # noqa: E402
 from kiosk.ui.screenshots import StillController, game_view  # noqa: E402
 
@@ -49,7 +50,7 @@ class ChangingController(StillController):
         phase = (self.k % 90) / 90
         state = ("thinking", "robot_moving", "visitor_turn")[(self.k // 90) % 3]
         return replace(base, board=base.board.copy(), state=state, progress=phase,
-                       robot_activity="moving b9 to a9", announcements=("king_threatened",) if phase > 0.5 else ())
+                       robot_activity=RobotActivity(ActivityCode.MOVING, {"from": "b9", "to": "a9"}), announcements=("king_threatened",) if phase > 0.5 else ())
 
 
 def run(frames: int, size: tuple[int, int], capped: bool, engine) -> tuple[list[float], float, int]:

@@ -140,7 +140,13 @@ class EngineConfig:
 class KioskConfig:
     language: str = "en"
     languages: tuple[str, ...] = ("en", "sv")
-    idle_timeout_s: float = 90.0
+    idle_timeout_s: float = 90.0        # menus only: a game is never ended by a timer
+    # attendance on the visitor's turn (no touch, no hand over the board, no change on it):
+    # warn after attendance_warn_s, pause the game to attract (position kept) after attendance_pause_s
+    attendance_warn_s: float = 300.0
+    attendance_pause_s: float = 480.0
+    # waiting for a person to place or fix pieces this long: call staff (notice + WARNING log)
+    staff_call_s: float = 120.0
     screen_size: tuple[int, int] = (1280, 800)
     fullscreen: bool = True
     staff_pin_hash: str = ""            # "pbkdf2_sha256$iterations$salt$hash"; empty = staff mode off

@@ -11,11 +11,11 @@ It never tells the controller anything directly.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from engine import Board, Move, Piece, Side
 
-from kiosk.controller import ControllerView
+from kiosk.view import ControllerView
 from kiosk.simworld import SimWorld
 
 
@@ -137,3 +137,104 @@ class SimVisitor:
 
 def robot_pieces(world: SimWorld, robot_piece_kinds: tuple[Piece, ...]) -> dict[int, Piece]:
     return {sq: p for sq, p in world.square_pieces().items() if p in robot_piece_kinds}
+
+
+# -- museum visitors (`--visitors N`): people with habits, on a simulated clock --------------
+
+@dataclass(frozen=True)
+class Persona:
+    """One museum visitor's habits, drawn when they walk up (kiosk/museum_day.py)."""
+
+    variant: str
+    side: Side
+    level: str
+    mode: str                      # how they choose moves (VISITOR_MODES)
+    captures: str                  # "leave" (the robot takes them) | "tray" (off by hand into the tray)
+    helps: bool                    # puts pieces where the screen asks
+    walk_away_at: int | None       # the ply at which they leave in the middle of the game
+    comes_back_after_s: float | None   # and come back after this long (None: never)
+    think_scale_s: float           # their typical thinking time per move
+
+    @classmethod
+    def draw(cls, rng: random.Random, variants: tuple[str, ...], level: str | None) -> "Persona":
+        variant = rng.choices(variants, weights=[6 if v == "copenhagen" else 1 for v in variants])[0]
+        walk = rng.random() < 0.15
+        return cls(variant=variant, side=rng.choice((Side.ATTACKERS, Side.DEFENDERS)),
+                   level=level or rng.choices(("easy", "medium", "hard"), weights=(5, 3, 1))[0],
+                   mode=rng.choices(("yielding", "random"), weights=(3, 2))[0],
+                   captures=rng.choice(("leave", "tray")), helps=rng.random() < 0.75,
+                   walk_away_at=rng.randint(2, 24) if walk else None,
+                   comes_back_after_s=rng.uniform(60.0, 400.0) if walk and rng.random() < 0.4 else None,
+                   think_scale_s=rng.choice((4.0, 10.0, 25.0)))
+
+    def think_s(self, rng: random.Random) -> float:
+        """Seconds to several minutes: mostly short, now and then a long think (never past the pause)."""
+        t = rng.expovariate(1.0 / self.think_scale_s)
+        if rng.random() < 0.04:
+            t += rng.uniform(60.0, 270.0)          # a long look at the board
+        return min(t, 290.0)
+
+
+@dataclass
+class MuseumVisitor:
+    """A person at the kiosk with a `Persona`; acts from the screen only. `act()` returns the
+    simulated time of their next intended action (the runner lets time pass until then)."""
+
+    world: SimWorld
+    rng: random.Random
+    persona: Persona
+    present: bool = True
+    left_for_good: bool = False
+    back_at: float | None = None
+    next_at: float = 0.0
+    moves: int = 0
+    _waiting_ply: int = -1
+    _last_state: str = ""
+
+    def __post_init__(self) -> None:
+        self.hands = SimVisitor(self.world, self.rng, VisitorStyle(mode=self.persona.mode, illegal_rate=0.03,
+                                                                    forget_capture_rate=0.0))
+
+    def act(self, view: ControllerView, now: float) -> float:
+        p = self.persona
+        if not self.present:
+            if self.back_at is not None and now >= self.back_at:
+                self.present, self.back_at = True, None
+                self.next_at = now + self.rng.uniform(3.0, 15.0)
+            return self.back_at if self.back_at is not None else float("inf")
+        if view.state != self._last_state:
+            self._last_state = view.state
+            if view.state in ("fix_board", "place_piece"):
+                self._waiting_ply = -1
+                self.next_at = now + self.rng.uniform(3.0, 20.0)      # reads the screen
+            elif view.state == "visitor_turn":
+                self.next_at = now + p.think_s(self.rng)
+        if now < self.next_at or self.world.hand_over_board():
+            return self.next_at
+        if view.state in ("fix_board", "place_piece") and view.fix_squares:
+            if view.state == "place_piece" and not p.helps:
+                self.next_at = float("inf")          # does not know what to do, waits
+                return self.next_at
+            self.world.set_squares(dict(view.fix_squares))
+            self.next_at = now + self.rng.uniform(5.0, 15.0)
+            return self.next_at
+        if view.state == "visitor_turn" and view.board is not None and view.ply != self._waiting_ply:
+            if p.walk_away_at is not None and view.ply >= p.walk_away_at:
+                self.walk_away(now)
+                return self.back_at if self.back_at is not None else float("inf")
+            board = view.board
+            move = self.hands._choose(board)
+            tray = p.captures == "tray"
+            self.world.visitor_move(move.from_sq, move.to_sq, remove_captures=tray)
+            self.moves += 1
+            self._waiting_ply = view.ply
+            self.next_at = now + 2.0
+        return self.next_at
+
+    def walk_away(self, now: float) -> None:
+        self.present = False
+        self.persona = replace(self.persona, walk_away_at=None)
+        if self.persona.comes_back_after_s is not None:
+            self.back_at = now + self.persona.comes_back_after_s
+        else:
+            self.left_for_good = True

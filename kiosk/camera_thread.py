@@ -20,7 +20,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from kiosk.ports import CameraReading
+from kiosk.ports import CameraPort, CameraReading
 
 log = logging.getLogger("kiosk.camera")
 
@@ -47,7 +47,7 @@ class FrameReader(Protocol):
     def use_board(self, board_name: str, variant: str) -> None: ...
 
 
-class CameraThread:
+class CameraThread(CameraPort):
     """CameraPort: a daemon thread turning frames into readings."""
 
     def __init__(self, source: FrameSource, reader: FrameReader, *, max_fps: float = 15.0,

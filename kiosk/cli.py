@@ -3,11 +3,15 @@
     tafl-kiosk                              the kiosk on the configured camera and gantry
     tafl-kiosk --simulate                   the touchscreen on a simulated table (make demo)
     tafl-kiosk --simulate --headless --autoplay 20 --faults hand,missed-pickup,power-cut
+    tafl-kiosk --simulate --headless --visitors 30 --seed 1   a museum day of simulated visitors
     tafl-kiosk --screenshots DIR            every screen as PNG files
 
 The headless run prints one line per game and, last, exactly
 `games: N, completed: N, desyncs: N, lost: N`; its exit status is 0 only if
-every game was completed without a desync.
+every game was completed without a desync. The museum day (`--visitors N`,
+kiosk/museum_day.py) prints one line per visitor and, last, exactly
+`visitors: N, games: G, completed: C, paused: P, stuck: S, lost: L, desyncs: D, turnaround median: T s`;
+its exit status is 0 only if nothing was stuck, lost or desynchronised.
 """
 from __future__ import annotations
 
@@ -40,13 +44,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--state", metavar="DIR", help="state directory (journal, ledger, game log)")
     p.add_argument("--headless", action="store_true", help="no window (with --simulate --autoplay)")
     p.add_argument("--autoplay", type=int, metavar="N", help="play N games with a simulated visitor")
+    p.add_argument("--visitors", type=int, metavar="N",
+                   help="a museum day: N simulated visitors one after another (with --simulate --headless)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the simulation (default 0)")
     p.add_argument("--faults", metavar="LIST", default="",
                    help="faults to inject: missed-pickup,hand,camera-dropout,serial-unplug,alarm,"
                         "garbled-serial,power-cut (or all)")
     p.add_argument("--variant", default="copenhagen",
                    help="variant(s) the simulated visitor plays, comma-separated (default copenhagen)")
-    p.add_argument("--level", default="easy", help="the robot's level in autoplay (default easy)")
+    p.add_argument("--level", default=None,
+                   help="the robot's level (autoplay default easy; visitors choose their own unless given)")
     p.add_argument("--visitor", choices=("random", "engine"), default="random",
                    help="the simulated visitor plays random legal moves or the engine's (easy)")
     p.add_argument("--speed", type=float, default=None,
@@ -89,7 +96,7 @@ def _run(args: argparse.Namespace) -> int:
     for v in variants:
         if v not in VARIANTS:
             raise ValueError(f"unknown variant {v!r}; known: {', '.join(VARIANTS)}")
-    if args.level not in config.engine.levels:
+    if args.level is not None and args.level not in config.engine.levels:
         raise ValueError(f"unknown level {args.level!r}; known: {', '.join(config.engine.levels)}")
     _setup_logging(args)
 
@@ -98,17 +105,25 @@ def _run(args: argparse.Namespace) -> int:
 
         save_screenshots(args.screenshots, config)
         return 0
+    if args.autoplay is not None and args.visitors is not None:
+        raise ValueError("--autoplay and --visitors are two different runs: give one")
     if args.autoplay is not None and not (args.simulate and args.headless):
         raise ValueError("--autoplay needs --simulate --headless")
-    if args.headless and args.autoplay is None:
-        raise ValueError("--headless needs --autoplay N (there is nothing else to do without a screen)")
-    if args.faults and args.autoplay is None:
-        raise ValueError("--faults needs --simulate --headless --autoplay N")
+    if args.visitors is not None and not (args.simulate and args.headless):
+        raise ValueError("--visitors needs --simulate --headless")
+    if args.headless and args.autoplay is None and args.visitors is None:
+        raise ValueError("--headless needs --autoplay N or --visitors N (there is nothing else to do without a screen)")
+    if args.faults and args.autoplay is None and args.visitors is None:
+        raise ValueError("--faults needs --simulate --headless --autoplay N (or --visitors N)")
     if config_warning is not None and (args.config is not None or not args.simulate):
         from kiosk import notices          # a kiosk install without its config: loud, on the staff screen
 
         file, problem = config_warning.split(": ", 1)
         notices.post(file, problem, "restore it (tafl-calibrate, or the installer) and restart the kiosk")
+    if args.visitors is not None:
+        if args.visitors < 1:
+            raise ValueError("--visitors needs at least 1 visitor")
+        return _visitors(args, config, faults)
     if args.autoplay is not None:
         if args.autoplay < 1:
             raise ValueError("--autoplay needs at least 1 game")
@@ -162,14 +177,33 @@ def _autoplay(args, config, faults, variants) -> int:
     state_dir = base / time.strftime("run-%Y%m%d-%H%M%S")     # a fresh table needs a fresh journal
     state_dir.mkdir(parents=True, exist_ok=True)
     options = AutoplayOptions(games=args.autoplay, seed=args.seed, faults=faults, variants=variants,
-                              level=args.level, visitor=VisitorStyle(mode=args.visitor))
-    print(f"autoplay: {args.autoplay} games of {', '.join(variants)}, robot level {args.level}, "
+                              level=args.level or "easy", visitor=VisitorStyle(mode=args.visitor))
+    print(f"autoplay: {args.autoplay} games of {', '.join(variants)}, robot level {options.level}, "
           f"faults: {', '.join(faults) or 'none'}, seed {args.seed}, state {state_dir}", flush=True)
     run = Autoplay(config, str(state_dir), options, settings, out=lambda line: print(line, flush=True))
     results = run.run()
     for line in run.summary_lines():
         print(line, flush=True)
     return 0 if all(r.completed and not r.desync for r in results) else 1
+
+
+def _visitors(args, config, faults) -> int:
+    from kiosk.museum_day import MuseumDay
+    from kiosk.simrig import fast_settings
+
+    settings = fast_settings(args.seed)
+    if args.speed:
+        settings.speed_factor = args.speed
+    base = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="tafl-visitors-"))
+    state_dir = base / time.strftime("run-%Y%m%d-%H%M%S")
+    state_dir.mkdir(parents=True, exist_ok=True)
+    print(f"museum day: {args.visitors} visitors, level {args.level or 'their choice'}, "
+          f"faults: {', '.join(faults) or 'none'}, seed {args.seed}, state {state_dir}", flush=True)
+    day = MuseumDay(config, str(state_dir), args.visitors, args.seed, args.level, faults, settings,
+                    out=lambda line: print(line, flush=True))
+    totals = day.run_day()
+    print(totals.line(), flush=True)
+    return 0 if not (totals.stuck or totals.lost or totals.desyncs) else 1
 
 
 def _simulate_window(args, config, variant, size, fullscreen) -> int:

@@ -16,7 +16,7 @@ import queue
 import threading
 from typing import Callable, Protocol
 
-from kiosk.ports import GantryEvent, Transfer
+from kiosk.ports import GantryEvent, GantryEventKind, GantryPort, Transfer
 
 log = logging.getLogger("kiosk.gantry")
 
@@ -44,7 +44,7 @@ class Mover(Protocol):
     def close(self) -> None: ...
 
 
-class GantryThread:
+class GantryThread(GantryPort):
     """GantryPort on a daemon thread around a Mover."""
 
     def __init__(self, mover: Mover) -> None:
@@ -125,9 +125,9 @@ class GantryThread:
         except Exception as exc:  # noqa: BLE001 - reported to the controller
             log.warning("homing failed: %s", exc)
             self.mover.make_safe()
-            self._events.put(GantryEvent("error", job, activity="homing", error=_one_line(exc)))
+            self._events.put(GantryEvent(GantryEventKind.ERROR, job, activity="homing", error=_one_line(exc)))
             return
-        self._events.put(GantryEvent("homed", job))
+        self._events.put(GantryEvent(GantryEventKind.HOMED, job))
 
     def _jog(self, job: int, dx_mm: float, dy_mm: float) -> None:
         try:
@@ -135,9 +135,9 @@ class GantryThread:
         except Exception as exc:  # noqa: BLE001 - reported to the controller
             log.warning("jog failed: %s", exc)
             self.mover.make_safe()
-            self._events.put(GantryEvent("error", job, activity="jogging", error=_one_line(exc)))
+            self._events.put(GantryEvent(GantryEventKind.ERROR, job, activity="jogging", error=_one_line(exc)))
             return
-        self._events.put(GantryEvent("jogged", job, activity=f"{x:.1f},{y:.1f}"))
+        self._events.put(GantryEvent(GantryEventKind.JOGGED, job, activity=f"{x:.1f},{y:.1f}"))
 
     def _call(self, job: int, label: str, call: Callable[[Mover], object]) -> None:
         try:
@@ -145,9 +145,9 @@ class GantryThread:
         except Exception as exc:  # noqa: BLE001 - reported to the controller
             log.warning("%s failed: %s", label, exc)
             self.mover.make_safe()
-            self._events.put(GantryEvent("error", job, activity=label, error=_one_line(exc)))
+            self._events.put(GantryEvent(GantryEventKind.ERROR, job, activity=label, error=_one_line(exc)))
             return
-        self._events.put(GantryEvent("ran", job, activity=label, result=result))
+        self._events.put(GantryEvent(GantryEventKind.RAN, job, activity=label, result=result))
 
     def _carry(self, job: int, transfers: list[Transfer]) -> None:
         total = len(transfers)
@@ -161,12 +161,12 @@ class GantryThread:
                     return
                 log.warning("transfer %d/%d failed: %s", i + 1, total, exc)
                 self.mover.make_safe()
-                self._events.put(GantryEvent("error", job, step=i, total=total, error=_one_line(exc)))
+                self._events.put(GantryEvent(GantryEventKind.ERROR, job, step=i, total=total, error=_one_line(exc)))
                 return
             if self._cancel.is_set():
                 return
-            self._events.put(GantryEvent("step", job, step=i, total=total, transfer=transfer))
-        self._events.put(GantryEvent("done", job, step=total, total=total))
+            self._events.put(GantryEvent(GantryEventKind.STEP, job, step=i, total=total, transfer=transfer))
+        self._events.put(GantryEvent(GantryEventKind.DONE, job, step=total, total=total))
 
 
 def _one_line(exc: BaseException) -> str:

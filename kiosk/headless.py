@@ -68,11 +68,12 @@ class Autoplay:
     """Runs the games on one rig; the rig survives power cuts, the controller does not."""
 
     def __init__(self, config: Config, state_dir: str, options: AutoplayOptions,
-                 settings: SimSettings, out: Callable[[str], None] = print) -> None:
+                 settings: SimSettings, out: Callable[[str], None] = print,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.config, self.options, self.out = config, options, out
         self.rng = random.Random(options.seed)
         self.faults = FaultPlan(options.faults, random.Random(options.seed * 7919 + 1))
-        self.rig = SimRig(config, state_dir, options.variants[0], settings)
+        self.rig = SimRig(config, state_dir, options.variants[0], settings, clock=clock)
         self.visitor = SimVisitor(self.rig.world, random.Random(options.seed * 31 + 7), options.visitor)
         self.results: list[GameResult] = []
         self._pending: list[tuple[float, str, Callable[[], None]]] = []

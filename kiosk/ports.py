@@ -11,7 +11,8 @@ or in a storage slot (`Slot(side, index)`, docs/hardware.md "Storage").
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from engine import Piece
 
@@ -19,6 +20,9 @@ from engine import Piece
 # Places are the robot package's (robot/layout.py): one naming for the planner,
 # the ledger, the simulator's table and the controller.
 from robot.layout import Location, Slot, location_from_json, location_to_json  # noqa: E402
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -73,21 +77,43 @@ class CameraReading:
 
 
 class CameraPort(Protocol):
+    """The camera. Implementations subclass this, so the optional methods have
+    their do-nothing defaults and the controller calls them without probing."""
+
     def read_latest(self) -> CameraReading | None:
         """The newest reading, or None before the first; never blocks."""
 
-    # optional: `snapshot() -> numpy BGR image | None`, the newest frame, for staff mode
-
     def stop(self) -> None: ...
+
+    # -- optional (defaults: nothing to do) --
+    def snapshot(self) -> "np.ndarray | None":
+        """The newest frame (BGR) for staff mode; None when the port keeps no frames."""
+        return None
+
+    def use_board(self, board_name: str, variant: str) -> None:
+        """Another board is in play."""
+
+    def refresh(self) -> None:
+        """The controller doubts a reading: take a genuinely new picture next."""
+
+    def confirm(self, reading: CameraReading, squares: dict[int, Piece]) -> None:
+        """The controller confirmed what `reading` showed (the reader may learn from it)."""
+
+
+class GantryEventKind(str, Enum):
+    STEP = "step"          # a transfer done
+    DONE = "done"          # the whole job done
+    ERROR = "error"
+    HOMED = "homed"
+    JOGGED = "jogged"      # a staff jog finished; `activity` is the carriage position "x,y" in mm
+    RAN = "ran"            # a staff call (a calibration step) finished; `result` is what it returned
 
 
 @dataclass(frozen=True)
 class GantryEvent:
-    """Progress from the gantry thread: 'step' (a transfer done), 'done', 'error', 'homed',
-    'jogged' (a staff jog finished; `activity` is the carriage position "x,y" in mm),
-    'ran' (a staff call such as a calibration step finished; `result` is what it returned)."""
+    """Progress from the gantry thread (see GantryEventKind)."""
 
-    kind: str
+    kind: GantryEventKind
     job: int
     step: int = 0
     total: int = 0
@@ -105,8 +131,6 @@ class GantryPort(Protocol):
 
     def home(self, job: int) -> None: ...
 
-    # optional: `jog(job, dx_mm, dy_mm)`, staff only, answered by a 'jogged' or 'error' event
-
     def poll(self) -> list[GantryEvent]:
         """Events since the last call; never blocks."""
 
@@ -114,6 +138,18 @@ class GantryPort(Protocol):
     def busy(self) -> bool: ...
 
     def stop(self) -> None: ...
+
+    # -- optional (defaults: this gantry cannot) --
+    def use_board(self, board_name: str, variant: str) -> None:
+        """Another board is in play."""
+
+    def jog(self, job: int, dx_mm: float, dy_mm: float) -> None:
+        """Staff only: move the carriage, answered by a 'jogged' or 'error' event."""
+        raise RuntimeError("this gantry cannot jog")
+
+    def run(self, job: int, label: str, call: Callable[[Any], object]) -> None:
+        """Staff only: run `call(mover)` where the transfers run, answered by 'ran' or 'error'."""
+        raise RuntimeError("this gantry cannot calibrate")
 
 
 class EnginePort(Protocol):
@@ -128,6 +164,6 @@ class EnginePort(Protocol):
 
     def stop(self) -> None: ...
 
-    # Optional: `ponder(variant, options, moves_otn, level)` thinks on the
-    # visitor's time until the next request (kiosk/engine_worker.py); the
-    # controller calls it when the port has it.
+    # -- optional (default: just wait) --
+    def ponder(self, variant: str, options: dict[str, str], moves_otn: list[str], level: str) -> None:
+        """Think on the visitor's time until the next request (kiosk/engine_worker.py)."""

@@ -1,16 +1,20 @@
 """Plan the transfers that turn the board the camera sees into the board the robot wants.
 
-WHY one planner for everything: setting up a game, parking captures, clearing
-the board, retrying a missed pickup and resuming after a power cut are all the
-same question: here is what is on the squares (the camera) and in storage (the
-ledger), here is what should be on the squares; which pieces go where? Pieces
-of one kind are interchangeable, so any attacker may fill any attacker's square.
+WHY one planner for everything: setting up a game, resetting between two games,
+clearing the board, retrying a missed pickup and resuming after a power cut are
+all the same question: here is what is on the squares (the camera) and in
+storage (the storage book), here is what should be on the squares; which pieces
+go where? Pieces of one kind are interchangeable, so any attacker may fill any
+attacker's square. The answer is the robot's (robot/planner.py `plan_reset`);
+this module only turns the kiosk's records into its input and back.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from engine import Piece
+
+from robot.planner import MotionPlanner
 
 from kiosk.inventory import StorageInventory
 from kiosk.ports import Slot, Transfer
@@ -47,57 +51,25 @@ def park_slot(inventory: dict[Slot, Piece | None], piece: Piece) -> Slot | None:
     return free[0]
 
 
-def reconcile(observed: dict[int, Piece], target: dict[int, Piece],
-              inventory: StorageInventory, offset_mm: tuple[float, float] = (0.0, 0.0),
-              board_kind: str = "move") -> Reconciliation:
+def reconcile(observed: dict[int, Piece], target: dict[int, Piece], inventory: StorageInventory,
+              planner: MotionPlanner, offset_mm: tuple[float, float] = (0.0, 0.0)) -> Reconciliation:
     """Transfers from `observed` (squares) + `inventory` (storage) to `target` (squares).
 
-    Order: pieces already on the board slide straight to a square that needs
-    them; the rest are parked; then empty target squares are filled from
-    storage. `offset_mm` shifts every pickup on the board (a missed-pickup retry).
+    The robot's reset planner decides (robot/planner.py `plan_reset`): pieces on
+    their target square stay, pieces of the right kind on a wrong square go board
+    to board, storage is used only for the difference, by a minimum-cost
+    assignment in gantry time, in an order whose every drag has a clear route.
+    `offset_mm` shifts every pickup on the board (a missed-pickup retry).
     """
-    board = dict(observed)
-    slots = dict(inventory.slots)
-    transfers: list[Transfer] = []
-
-    def wrong() -> list[int]:
-        return sorted(sq for sq, p in board.items() if target.get(sq) != p)
-
-    progress = True
-    while progress:
-        progress = False
-        for sq in wrong():
-            piece = board[sq]
-            dst = next((n for n in sorted(target) if target[n] == piece and n not in board), None)
-            if dst is None:
-                continue
-            transfers.append(Transfer(sq, dst, piece, board_kind, offset_mm))
-            board[dst] = board.pop(sq)
-            progress = True
-
-    result = Reconciliation(transfers)
-    for sq in wrong():
-        piece = board[sq]
-        slot = park_slot(slots, piece)
-        if slot is None:
-            result.no_slot[sq] = piece
-            continue
-        transfers.append(Transfer(sq, slot, piece, "park", offset_mm))
-        slots[slot] = piece
-        del board[sq]
-
-    for sq in sorted(target):
-        if board.get(sq) == target[sq] or sq in board:
-            continue
-        piece = target[sq]
-        slot = next((s for s in sorted(slots) if slots[s] == piece), None)
-        if slot is None:
-            result.missing[sq] = piece
-            continue
-        transfers.append(Transfer(slot, sq, piece, "setup"))
-        slots[slot] = None
-        board[sq] = piece
-    return result
+    storage = {slot: p for slot, p in inventory.slots.items() if p is not None}
+    plan = planner.plan_reset(observed, storage, target, pickup_offset=offset_mm)
+    transfers = []
+    for step in plan.steps:
+        kind = "park" if isinstance(step.dst, Slot) else "setup" if isinstance(step.src, Slot) else "transfer"
+        transfers.append(Transfer(step.src, step.dst, Piece(step.piece), kind,
+                                  offset_mm if isinstance(step.src, int) else (0.0, 0.0)))
+    return Reconciliation(transfers, {sq: Piece(p) for sq, p in plan.missing.items()},
+                          {sq: Piece(p) for sq, p in plan.no_slot.items()})
 
 
 def apply_transfer(inventory: StorageInventory, transfer: Transfer) -> None:

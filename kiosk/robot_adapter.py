@@ -27,7 +27,7 @@ from calibration.config import Config
 from robot.gantry import Gantry, RobotError
 from robot.grbl import GrblDriver, GrblError
 from robot.layout import Location, TableLayout
-from robot.ledger import Ledger, LedgerError, load_or_set_aside
+from robot.ledger import Ledger, LedgerError, ledger_path, load_or_set_aside
 
 from kiosk import notices
 from kiosk.ports import Transfer
@@ -48,7 +48,7 @@ class GantryMover:
 
     def _board(self, board_name: str) -> None:
         self.layout = TableLayout(self.config, board_name)
-        self.ledger_path = (self.state_dir / f"gantry-ledger-{board_name}.json") if self.state_dir else None
+        self.ledger_path = ledger_path(self.state_dir, board_name) if self.state_dir else None
         if self.ledger_path is None:
             self.ledger = Ledger.in_storage(self.layout)
         else:

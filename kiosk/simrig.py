@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, replace
+from typing import Callable
 
 from calibration.config import Config
 from robot.simulator import GrblSimulator
@@ -58,12 +59,13 @@ class SimRig:
 
     def __init__(self, config: Config, state_dir: str, variant: str = "copenhagen",
                  settings: SimSettings | None = None, *, fresh: bool = True,
-                 controller_kwargs: dict | None = None) -> None:
+                 controller_kwargs: dict | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self.state_dir = state_dir
         self.settings = settings or SimSettings()
         self.controller_kwargs = controller_kwargs or {}
-        self.world = SimWorld(config, hand_seconds=self.settings.hand_seconds)
+        self.clock = clock          # the kiosk's clock: wall time, or kiosk.museum_day.SimClock
+        self.world = SimWorld(config, hand_seconds=self.settings.hand_seconds, clock=clock)
         if fresh:
             self.world.fill_storage(variant)
         else:
@@ -74,7 +76,7 @@ class SimRig:
         self.source = SimFrameSource(self.world, config, seed=self.settings.seed,
                                      condition=self.settings.condition,
                                      still_period_s=self.settings.still_period_s,
-                                     render_hands=self.settings.render_hands,
+                                     render_hands=self.settings.render_hands, clock=clock,
                                      busy=lambda: getattr(self, "gantry", None) is not None and self.gantry.busy)
         self.power_cuts = 0
         self.controller: GameController
@@ -84,7 +86,7 @@ class SimRig:
     def _start_controller(self) -> None:
         cfg = self.config
         self.reader = VisionFrameReader(cfg, self.world.board_name, model_path=self.settings.square_model)
-        self.camera = CameraThread(self.source, self.reader, max_fps=self.settings.camera_fps)
+        self.camera = CameraThread(self.source, self.reader, max_fps=self.settings.camera_fps, clock=self.clock)
         self.mover = GantryMover(cfg, port_provider=lambda: self.sim.port or "", state_dir=self.state_dir,
                                  board_name=self.world.board_name)
         self.gantry = GantryThread(self.mover)
@@ -92,7 +94,9 @@ class SimRig:
                                    time_scale=self.settings.engine_time_scale, pondering=cfg.engine.ponder,
                                    ponder_max_s=cfg.engine.ponder_max_s)
         self.controller = GameController(cfg, self.camera, self.gantry, self.engine, self.state_dir,
-                                         stable_s=self.settings.stable_s, **self.controller_kwargs)
+                                         stable_s=self.settings.stable_s, clock=self.clock,
+                                         **self.controller_kwargs)
+        self.controller.start()
 
     def power_cut(self) -> None:
         """Everything on the kiosk's mains loses power at once (see the module docstring)."""

@@ -71,10 +71,6 @@ class SimWorld:
     def size(self) -> int:
         return self.layout.size
 
-    @property
-    def geometry(self):
-        return self.layout.geometry
-
     def use_variant(self, variant: str) -> None:
         """Put the board that fits `variant` on the table (in simulation a board swap is free:
         the pieces of the old board go to its storage, the new board's set is in storage)."""

@@ -24,7 +24,7 @@ from pathlib import Path
 from robot.gantry import Gantry, RobotError, check_variant_fits
 from robot.grbl import GrblDriver, GrblError, GrblPositionUnknown
 from robot.layout import Slot, TableLayout
-from robot.ledger import LEDGER_FILE, Ledger, LedgerError
+from robot.ledger import Ledger, LedgerError, ledger_path as ledger_file
 from robot.planner import PlanError, Step
 
 
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         config = load_config(args.config)
         layout = TableLayout(config)
         state = Path(args.state or config.kiosk.state_dir)
-        ledger_path = state / LEDGER_FILE
+        ledger_path = ledger_file(state, layout.board_name)
         ledger = Ledger.load_or_new(ledger_path, layout)
     except (ValueError, OSError) as exc:
         print(f"tafl-robot: {exc}", file=sys.stderr)

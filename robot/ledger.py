@@ -29,8 +29,14 @@ from calibration.durable import atomic_write_text, set_aside
 from robot.layout import ATTACKER, KING, PIECES, SIDES, Location, PieceSet, Slot, TableLayout, \
     location_to_json, side_of
 
-LEDGER_FILE = "gantry-ledger.json"
 FORMAT = 1
+#: the robot package's own simulation rig (robot/simrig.py) keeps one board per state directory
+LEDGER_FILE = "gantry-ledger.json"
+
+
+def ledger_path(state_dir: str | os.PathLike, board_name: str) -> Path:
+    """The one ledger file of a board in a state directory, for the kiosk and `tafl-robot` alike."""
+    return Path(state_dir) / f"gantry-ledger-{board_name}.json"
 
 
 class LedgerError(ValueError):

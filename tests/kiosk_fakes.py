@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from engine import Board, Piece
 
-from kiosk.ports import CameraReading, GantryEvent, Transfer
+from kiosk.ports import CameraPort, CameraReading, EnginePort, GantryEvent, GantryEventKind, GantryPort, Transfer
 from kiosk.simworld import SimWorld
 
 
@@ -27,7 +27,7 @@ class ManualClock:
         return self.now
 
 
-class WorldCamera:
+class WorldCamera(CameraPort):
     """Reads the world's squares exactly; no reading while a hand is over the board."""
 
     def __init__(self, world: SimWorld, clock: ManualClock) -> None:
@@ -55,7 +55,7 @@ class WorldCamera:
 
 
 @dataclass
-class WorldGantry:
+class WorldGantry(GantryPort):
     """Carries one transfer per poll with the world's magnet; can be told to fail."""
 
     world: SimWorld
@@ -82,14 +82,14 @@ class WorldGantry:
         kind, job, transfers, i = self.queue[0]
         if kind == "home":
             self.queue.pop(0)
-            return [GantryEvent("homed", job)]
+            return [GantryEvent(GantryEventKind.HOMED, job)]
         if i >= len(transfers):
             self.queue.pop(0)
-            return [GantryEvent("done", job, len(transfers), len(transfers))]
+            return [GantryEvent(GantryEventKind.DONE, job, len(transfers), len(transfers))]
         if self.fail_next:
             error, self.fail_next = self.fail_next, None
             self.queue.pop(0)
-            return [GantryEvent("error", job, i, len(transfers), error=error)]
+            return [GantryEvent(GantryEventKind.ERROR, job, i, len(transfers), error=error)]
         t = transfers[i]
         x, y = self.world.position_of(t.src)
         table = self.world.table
@@ -98,13 +98,13 @@ class WorldGantry:
         table.magnet_off()
         self.carried.append(t)
         self.queue[0] = (kind, job, transfers, i + 1)
-        return [GantryEvent("step", job, i, len(transfers), transfer=t)]
+        return [GantryEvent(GantryEventKind.STEP, job, i, len(transfers), transfer=t)]
 
     def stop(self) -> None:
         pass
 
 
-class InstantEngine:
+class InstantEngine(EnginePort):
     """Answers at once: the first legal move that captures, else a seeded random legal move."""
 
     def __init__(self, seed: int = 0) -> None:

@@ -31,8 +31,10 @@ class Rig:
         self.rng = random.Random(seed)
 
     def make(self) -> GameController:
-        return GameController(self.config, self.camera, self.gantry, self.engine, str(self.state_dir),
+        ctrl = GameController(self.config, self.camera, self.gantry, self.engine, str(self.state_dir),
                               clock=self.clock, stable_s=0.3)
+        ctrl.start()        # the journal replayed, the gantry homing (nothing happens in the constructor)
+        return ctrl
 
     def step(self, n: int = 1) -> None:
         for _ in range(n):
@@ -46,11 +48,13 @@ class Rig:
             self.step()
         raise AssertionError(f"still {self.ctrl.view().state} (wanted {states})")
 
-    def visitor_random_move(self, remove_captures: bool = True) -> Move:
-        """Play a random legal move and wait until the controller has taken it in."""
+    def visitor_random_move(self, remove_captures: bool = True, prefer_captures: bool = False) -> Move:
+        """Play a random legal move (a capturing one first, if asked) and wait until the
+        controller has taken it in."""
         board = self.ctrl.view().board
         ply = len(board.move_stack)
-        move = self.rng.choice(board.legal_moves)
+        capturing = [m for m in board.legal_moves if board.captures_of(m)] if prefer_captures else []
+        move = self.rng.choice(capturing or board.legal_moves)
         self.world.visitor_move(move.from_sq, move.to_sq, remove_captures=remove_captures)
         for _ in range(200):
             self.step()
@@ -59,14 +63,14 @@ class Rig:
         raise AssertionError(f"move not taken in: {self.ctrl.view()}")
 
 
-def play_game(rig: Rig, visitor_side: Side, max_plies: int = 400) -> None:
+def play_game(rig: Rig, visitor_side: Side, max_plies: int = 400, prefer_captures: bool = False) -> None:
     rig.ctrl.start_game(rig.world.variant, {}, visitor_side, "easy")
     for _ in range(max_plies):
         state = rig.run_until({"visitor_turn", "game_over", "place_piece", "fix_board"})
         assert state not in ("place_piece", "fix_board"), rig.ctrl.view()
         if state == "game_over":
             return
-        rig.visitor_random_move()
+        rig.visitor_random_move(prefer_captures=prefer_captures)
     raise AssertionError("game did not end")
 
 

@@ -42,24 +42,35 @@ def test_closed_journal_refuses_writes(tmp_path):
         j.append("state", state="idle")
 
 
-def test_reconcile_moves_on_board_first_then_parks_then_fills_from_storage():
-    inv = StorageInventory({Slot("attackers", 0): Piece.ATTACKER, Slot("attackers", 1): None,
-                            Slot("defenders", 0): None, Slot("defenders", 1): None})
-    observed = {5: Piece.ATTACKER, 7: Piece.DEFENDER}
-    target = {6: Piece.ATTACKER, 8: Piece.ATTACKER}
-    plan = reconcile(observed, target, inv)
+def _planner():
+    from calibration.config import Config
+    from robot.layout import TableLayout
+    from robot.planner import MotionPlanner
+
+    return MotionPlanner(TableLayout(Config(), "board-11"))
+
+
+def test_reconcile_keeps_pieces_in_place_moves_board_to_board_and_uses_storage_for_the_difference():
+    inv = StorageInventory.empty(11)
+    inv.slots[Slot("attackers", 0)] = Piece.ATTACKER
+    observed = {5: Piece.ATTACKER, 7: Piece.DEFENDER, 30: Piece.ATTACKER}
+    target = {6: Piece.ATTACKER, 8: Piece.ATTACKER, 30: Piece.ATTACKER}
+    plan = reconcile(observed, target, inv, _planner())
     assert plan.complete
-    assert plan.transfers[0] == Transfer(5, 6, Piece.ATTACKER, "move")
-    assert plan.transfers[1].src == 7 and plan.transfers[1].dst == Slot("defenders", 1)   # slot 0 is the king's
-    assert plan.transfers[2] == Transfer(Slot("attackers", 0), 8, Piece.ATTACKER, "setup")
+    moves = {(t.src, t.dst) for t in plan.transfers}
+    assert all(30 not in (t.src, t.dst) for t in plan.transfers)          # already on its square: stays
+    assert (5, 6) in moves or (5, 8) in moves                             # board to board, not via storage
+    parked = [t for t in plan.transfers if t.src == 7]
+    assert len(parked) == 1 and parked[0].dst.side == "defenders" and parked[0].dst != Slot("defenders", 0)
+    assert [t.src for t in plan.transfers if isinstance(t.src, Slot)] == [Slot("attackers", 0)]
     for t in plan.transfers:
         apply_transfer(inv, t)
-    assert inv.slots[Slot("attackers", 0)] is None and inv.slots[Slot("defenders", 1)] == Piece.DEFENDER
+    assert inv.slots[Slot("attackers", 0)] is None and inv.count(Piece.DEFENDER) == 1
 
 
 def test_reconcile_reports_missing_pieces_and_diff():
-    inv = StorageInventory({Slot("defenders", 0): None})
-    plan = reconcile({}, {60: Piece.KING}, inv)
+    inv = StorageInventory.empty(11)
+    plan = reconcile({}, {60: Piece.KING}, inv, _planner())
     assert not plan.complete and plan.missing == {60: Piece.KING}
     assert diff_squares({1: Piece.ATTACKER}, {2: Piece.ATTACKER}) == {1: None, 2: Piece.ATTACKER}
 
@@ -128,6 +139,10 @@ def test_fault_names():
     (["--autoplay", "2"], "--autoplay needs --simulate --headless"),
     (["--simulate", "--headless", "--autoplay", "1", "--faults", "fire"], "unknown fault"),
     (["--simulate", "--headless", "--autoplay", "1", "--variant", "chess"], "unknown variant"),
+    (["--visitors", "3"], "--visitors needs --simulate --headless"),
+    (["--simulate", "--headless", "--visitors", "0"], "at least 1 visitor"),
+    (["--simulate", "--headless", "--visitors", "2", "--level", "impossible"], "unknown level"),
+    (["--simulate", "--headless", "--visitors", "2", "--autoplay", "2"], "two different runs"),
 ])
 def test_cli_refuses_bad_arguments_in_one_line(argv, text, capsys):
     assert cli_main(argv) == 2

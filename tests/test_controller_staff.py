@@ -15,6 +15,7 @@ import pytest
 from calibration.config import Config
 from engine import Piece, Side, parse_square
 
+from kiosk.activity import ActivityCode, RobotActivity
 from kiosk.controller import GameController
 from kiosk.robot_adapter import GantryMover
 from kiosk.simworld import SimWorld
@@ -60,12 +61,12 @@ def test_test_move_carries_the_piece_and_the_world_follows(tmp_path):
     world.set_squares({e4: Piece.ATTACKER})
     step(ctrl, clock, 30)                 # the hand that placed them has gone
     ctrl.test_move(e4, e8)
-    assert ctrl.view().robot_activity == "moving e4 to e8"
+    assert ctrl.view().robot_activity == RobotActivity(ActivityCode.MOVING, {"from": "e4", "to": "e8"})
     step(ctrl, clock, 5)
     assert world.square_pieces() == {e8: Piece.ATTACKER}
     assert [(t.src, t.dst, t.piece, t.kind) for t in gantry.carried] == [(e4, e8, Piece.ATTACKER, "test")]
     view = ctrl.view()
-    assert view.state == "idle" and view.progress == 1.0 and view.robot_activity == ""
+    assert view.state == "idle" and view.progress == 1.0 and not view.robot_activity
     assert ctrl.journal.last("staff_test_move") is not None
 
 
@@ -93,8 +94,8 @@ def test_jog_is_refused_during_a_game_and_while_the_robot_works(tmp_path):
     ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
     with pytest.raises(RuntimeError, match="no jog while setup"):
         ctrl.jog(5.0, 0.0)
-    ctrl.end_game()                       # game over, then clearing
-    with pytest.raises(RuntimeError, match="no jog while clearing"):
+    ctrl.end_game()                       # game over, and the robot resets the board at once
+    with pytest.raises(RuntimeError, match="no jog while the robot is busy"):
         ctrl.jog(5.0, 0.0)
 
 
@@ -158,11 +159,11 @@ def test_jog_moves_the_simulated_carriage(tmp_path):
 
         def jog_and_wait(dx: float, dy: float) -> None:
             ctrl.jog(dx, dy)
-            assert ctrl.view().robot_activity == "jogging"
+            assert ctrl.view().robot_activity.code == ActivityCode.JOGGING
             deadline = time.monotonic() + MAX_WAIT_S
             while time.monotonic() < deadline:
                 ctrl.poll()
-                if ctrl.view().robot_activity.startswith("carriage at"):
+                if ctrl.view().robot_activity.code == ActivityCode.CARRIAGE_AT:
                     return
                 assert ctrl.view().state == "idle", ctrl.view()
                 time.sleep(0.01)
@@ -174,4 +175,4 @@ def test_jog_moves_the_simulated_carriage(tmp_path):
         x1, y1 = sim.machine_position
         assert x1 - x0 == pytest.approx(-15.0, abs=0.01)
         assert y1 - y0 == pytest.approx(5.0, abs=0.01)
-        assert ctrl.view().robot_activity == f"carriage at {x1:.1f},{y1:.1f} mm"
+        assert ctrl.view().robot_activity.args == {"x": f"{x1:.1f}", "y": f"{y1:.1f}"}

@@ -12,7 +12,7 @@ import pytest
 from calibration.config import Config
 from robot.gantry import RobotError
 from robot.layout import KING_SLOT, Slot, start_position
-from robot.ledger import LEDGER_FILE, Ledger, LedgerError
+from robot.ledger import LEDGER_FILE, Ledger, LedgerError, ledger_path
 from robot.simrig import SimRig
 
 REPO = Path(__file__).resolve().parents[1]
@@ -215,7 +215,7 @@ def test_command_line_against_the_simulator_process(tmp_path):
         assert r.returncode == 0
         r = _run(["-m", "robot.cli", "--state", str(tmp_path), "ledger"])
         assert "attackers in storage: 24/24" in r.stdout
-        data = json.loads((tmp_path / LEDGER_FILE).read_text())
+        data = json.loads(ledger_path(tmp_path, "board-11").read_text())   # the kiosk's file too
         assert data["pending"] is None and data["steps_done"] == 37 + 1 + 37
     finally:
         sim.terminate()
@@ -276,7 +276,7 @@ def test_interrupted_step_is_recovered_by_the_next_command(tmp_path):
         assert f"recovered interrupted {pending}" in r.stdout
         done = [ln for ln in r.stdout.splitlines() if ln.startswith("setup ")]
         assert len(done) == 36                               # that piece was already done
-        data = json.loads((tmp_path / LEDGER_FILE).read_text())
+        data = json.loads(ledger_path(tmp_path, "board-11").read_text())
         assert data["pending"] is None
     finally:
         sim.terminate()

@@ -21,7 +21,7 @@ def test_end_game_says_no_winner_and_a_real_draw_still_says_draw():
     app = make_app(game_over("ended"))
     app.navigate("game")
     app.step()
-    assert result_title(app.ctx, app.ctx.view)[0] == "Game stopped: no winner"
+    assert result_title(app.ctx, app.ctx.view)[0] == "Game stopped without a winner"
     stopped = pygame.surfarray.array3d(app.surface).copy()
     app.ctx.controller.set_view(game_over("no_moves"))
     app.step()

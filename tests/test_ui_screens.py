@@ -15,6 +15,7 @@ import pytest
 
 from calibration.config import Config
 from engine import Board, Outcome, Piece, Side, parse_square
+from kiosk.activity import ActivityCode, RobotActivity
 from kiosk.rewards import verify_code
 from kiosk.simworld import SimWorld
 from kiosk.staffpin import hash_pin
@@ -243,7 +244,9 @@ def test_unlocked_colours_and_crown_are_used_on_the_game_screen(tmp_path):
 
 
 def test_idle_countdown_then_back_to_attract(tmp_path):
-    app = make_app(game_view(21))
+    # after a game (a running game is never timed out here: the controller's attendance pauses it)
+    app = make_app(replace(game_view(21), state="game_over", outcome=Outcome(Side.ATTACKERS, "king_captured")))
+    app.navigate("game")
     frame(app, tmp_path)
     app.clock_ref.now += app.idle_timeout - 10
     shot = frame(app, tmp_path)
@@ -256,8 +259,17 @@ def test_idle_countdown_then_back_to_attract(tmp_path):
     assert app.ctx.controller.calls == []
     app.clock_ref.now += app.idle_timeout + 1
     frame(app, tmp_path)
-    assert app.ctx.controller.calls == [("end_game", ())]
+    assert app.ctx.controller.calls == []          # the board resets itself: nothing ended, nothing cleared
     assert app.screen_name == "attract"
+
+
+def test_a_running_game_has_no_idle_countdown(tmp_path):
+    app = make_app(game_view(21))
+    frame(app, tmp_path)
+    app.clock_ref.now += 240.0                     # a visitor thinking for 4 minutes, never touching
+    frame(app, tmp_path)
+    assert app.countdown_left() is None and app.screen_name == "game"
+    assert app.ctx.controller.calls == []
 
 
 def test_staff_mode_needs_the_pin(tmp_path):
@@ -334,10 +346,10 @@ def test_flag_switches_language(tmp_path):
 
 
 def test_robot_progress_bar_follows_the_view(tmp_path):
-    app = make_app(game_view(22, state="robot_moving", robot_activity="moving b9 to a9", progress=0.25))
+    app = make_app(game_view(22, state="robot_moving", robot_activity=RobotActivity(ActivityCode.MOVING, {"from": "b9", "to": "a9"}), progress=0.25))
     _, panel = split_rects(app.ctx.layout)
     low = count_colour(frame(app, tmp_path), panel, palette.SKY_BLUE, 2)
-    app.ctx.controller.set_view(game_view(22, state="robot_moving", robot_activity="moving b9 to a9", progress=0.9))
+    app.ctx.controller.set_view(game_view(22, state="robot_moving", robot_activity=RobotActivity(ActivityCode.MOVING, {"from": "b9", "to": "a9"}), progress=0.9))
     high = count_colour(frame(app, tmp_path), panel, palette.SKY_BLUE, 2)
     assert high > low * 2
 
@@ -421,7 +433,7 @@ def test_staff_level_tuning_is_applied_and_saved(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("size", [(1280, 800), (800, 480)])
 def test_announcements_are_shown_in_a_yellow_box(tmp_path, size):
-    app = make_app(game_view(22, state="robot_moving", robot_activity="moving b9 to a9", progress=0.5), size=size)
+    app = make_app(game_view(22, state="robot_moving", robot_activity=RobotActivity(ActivityCode.MOVING, {"from": "b9", "to": "a9"}), progress=0.5), size=size)
     _, panel = split_rects(app.ctx.layout)
     assert count_colour(frame(app, tmp_path), panel, palette.YELLOW, 2) < 100
     app.ctx.controller.set_view(game_view(22, state="visitor_turn", announcements=("raichi",)))

@@ -86,7 +86,7 @@ def test_jog_buttons_move_the_carriage_and_are_refused_during_a_game(tmp_path):
     rig.press("jog.right")                   # 5 mm: the default step
     rig.steps(2)
     assert rig.gantry.position == [105.0, 100.0]
-    assert rig.ctrl.view().robot_activity == "carriage at 105.0,100.0 mm"
+    assert rig.ctrl.view().robot_activity.args == {"x": "105.0", "y": "100.0"}
     rig.press("jog.step")                    # 20 mm
     rig.press("jog.up")
     rig.steps(2)

@@ -97,6 +97,7 @@ class KioskApp:
                 ctx.quit_requested = True
                 continue
             if event.type in (pygame.MOUSEBUTTONDOWN, pygame.KEYDOWN, pygame.FINGERDOWN):
+                ctx.controller.touched()              # attendance: somebody is there
                 if self.countdown_left() is not None:
                     self.last_activity = ctx.now      # "still playing?" answered: this touch only wakes
                     continue
@@ -112,6 +113,7 @@ class KioskApp:
         on_board = getattr(self.current, "keyboard_on_board", None)
         if on_board is None or not on_board(ctx):
             self.focus.draw(self.surface, self.current.buttons, max(3, ctx.layout.gap // 2))
+        self.draw_notices()
         left = self.countdown_left()
         if left is not None:
             self.draw_countdown(left)
@@ -120,6 +122,10 @@ class KioskApp:
     def route_by_state(self) -> None:
         """A game running (started here, or resumed after a power cut) always has its game screen."""
         view = self.ctx.view
+        if view is not None and view.state == "paused":
+            if self.current.name == "game":
+                self.navigate("attract")      # nobody there: attract, the game kept for their return
+            return
         if (self.current.name in GAME_SCREENS and view is not None and view.board is not None
                 and view.outcome is None and view.state not in ("idle", "clearing")):
             self.navigate("game")
@@ -139,8 +145,16 @@ class KioskApp:
         return float(self.config.kiosk.idle_timeout_s)
 
     def countdown_left(self) -> float | None:
-        """Seconds until the idle timeout while the warning shows, else None."""
+        """Seconds until the idle timeout while the warning shows, else None.
+
+        Only on the menus and the result: a running game is never ended by a
+        timer here (the controller's attendance pauses it, kiosk/attendance.py),
+        and never while the kiosk waits for a person to fix or place pieces."""
         if self.current.name == "attract":
+            return None
+        view = self.ctx.view
+        if view is not None and view.board is not None and view.outcome is None \
+                and view.state not in ("idle", "clearing"):
             return None
         left = self.idle_timeout - (self.ctx.now - self.last_activity)
         warn = min(COUNTDOWN_S, self.idle_timeout / 3)
@@ -150,18 +164,32 @@ class KioskApp:
         left = self.countdown_left()
         if left is None or left > 0:
             return
-        view = self.ctx.view
-        controller = self.ctx.controller
-        state = view.state if view is not None else "idle"
-        try:
-            if state == "game_over":
-                controller.clear_board()
-            elif view is not None and view.board is not None and state not in ("idle", "clearing"):
-                controller.end_game()
-        except RuntimeError:
-            pass        # the controller is mid-step; it will be idle or clearing by itself
+        # a finished game's board resets itself (kiosk/turns.py): nothing to end here
         self.ctx.rewards.reset()
         self.navigate("attract")
+
+    def draw_notices(self) -> None:
+        """Non-blocking notices over any screen: "still there?" on a quiet visitor's turn, and
+        "staff have been called" when nobody helped with the pieces."""
+        view = self.ctx.view
+        if view is None:
+            return
+        keys = []
+        if view.state == "paused":
+            keys.append("museum.paused")          # on the attract screen: the last game waits
+        if getattr(view, "attendance", None) == "warn":
+            keys.append("museum.still_there")
+        if getattr(view, "staff_notice", None):
+            keys.append("museum.staff_called")
+        lay = self.ctx.layout
+        y = lay.margin
+        for key in keys:
+            box = pygame.Rect(0, 0, min(lay.width - 2 * lay.margin, lay.target * 8), lay.font_body * 2 + lay.gap)
+            box.midtop = (lay.width // 2, y)
+            draw_panel(self.surface, box, palette.PANEL, edge=palette.ORANGE)
+            draw_paragraph(self.surface, self.ctx.t(key), box.inflate(-lay.gap * 2, -lay.gap), lay.font_body,
+                           align="center", min_size=10)
+            y = box.bottom + lay.gap
 
     def draw_countdown(self, left: float) -> None:
         lay = self.ctx.layout

@@ -9,7 +9,6 @@ ghost piece in a ring with a tick-green edge, "take away" is a cross.
 from __future__ import annotations
 
 import math
-import re
 
 import pygame
 
@@ -198,27 +197,17 @@ def draw_fix_picture(surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect,
     draw_paragraph(surface, "\n".join(lines), rect, lay.font_body, palette.YELLOW, min_size=12, valign="center")
 
 
-_MOVING = re.compile(r"moving ([a-z]\d+) to ([a-z]\d+)", re.I)
-_PARKING = re.compile(r"parking ([a-z]\d+)", re.I)
-_PLACING = re.compile(r"placing ([a-z]\d+)", re.I)
-
-
 def robot_activity_text(ctx: UiContext, view: object) -> str:
-    """The robot's state in the visitor's language ("moving e4 to e9" -> "Moving e4 to e9")."""
+    """The robot's activity code (kiosk/activity.py) in the visitor's language."""
     state = getattr(view, "state", "")
-    activity = getattr(view, "robot_activity", "") or ""
-    match = _MOVING.search(activity)
-    if match:
-        return ctx.t("robot.moving", **{"from": match.group(1), "to": match.group(2)})
-    match = _PARKING.search(activity)
-    if match:
-        return ctx.t("robot.parking", square=match.group(1))
-    match = _PLACING.search(activity)
-    if match:
-        return ctx.t("robot.placing", square=match.group(1))
+    activity = getattr(view, "robot_activity", None)
+    if activity:
+        return ctx.t(f"robot.{activity.code.value}", str(activity), **activity.args)
+    if getattr(view, "resetting", False):
+        return ctx.t("museum.resetting")
     if state in ("thinking", "setup", "clearing", "verify", "robot_moving"):
         return ctx.t(f"robot.{state}")
-    return activity
+    return ""
 
 
 def piece_name(ctx: UiContext, piece: object) -> str:

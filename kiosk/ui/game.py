@@ -56,7 +56,7 @@ def result_title(ctx: UiContext, view: Any) -> tuple[str, tuple[int, int, int]]:
     outcome = view.outcome
     winner = side_value(outcome.winner)
     if winner is None and outcome.reason in STOPPED_REASONS:
-        return ctx.t("result.stopped"), palette.SKY_BLUE     # End game: no winner, which is not a draw
+        return ctx.t("museum.no_winner"), palette.SKY_BLUE     # End game: no winner, which is not a draw
     if winner is None:
         return ctx.t("result.draw"), palette.SKY_BLUE
     if winner == side_value(view.visitor_side):
@@ -243,6 +243,10 @@ class GameScreen(BaseScreen):
         error = active_error(view, 0 if self.camera_bad_since is None else ctx.now - self.camera_bad_since)
         if board is not None:
             self.draw_position(surface, ctx, geom, error)
+            checking = getattr(view, "checking_move", None)
+            if checking is not None and error is None:
+                # the camera has seen the visitor's move; it is confirmed once the board is still
+                draw_move_arrow(surface, geom, checking.from_sq, checking.to_sq, palette.SKY_BLUE)
         if ctx.match is not None and ctx.match.cards is not None:
             self.draw_cards(surface, ctx, geom)
         if error in ("fix_board", "place_piece"):
@@ -373,9 +377,12 @@ class GameScreen(BaseScreen):
             text = ctx.t("game.you_play", side=side_name, pieces=ctx.t(f"game.pieces_{you_side}"))
             draw_paragraph(surface, text, mid, lay.font_small, palette.TEXT, align="left", valign="center",
                            min_size=10)
-        if view.outcome is not None:
+        resetting = bool(getattr(view, "resetting", False))
+        if view.outcome is not None and resetting:
+            status = ctx.t("museum.reset_progress", percent=str(int(view.progress * 100)))
+        elif view.outcome is not None:
             status = ctx.t("game.over")
-        elif self.pending_since is not None:
+        elif self.pending_since is not None or getattr(view, "checking_move", None) is not None:
             status = ctx.t("game.checking_move")
         elif visitor_to_move:
             status = ctx.t("game.your_turn_touch" if ctx.world is not None else "game.your_turn")
@@ -386,7 +393,7 @@ class GameScreen(BaseScreen):
         status_rect = pygame.Rect(card.left + g * 2, you.bottom + lay.font_small + g, card.width - g * 4, status_h)
         draw_paragraph(surface, status, status_rect, lay.font_body, palette.TEXT, align="center", min_size=lay.font_small,
                        valign="center")
-        if robot_busy:
+        if robot_busy or resetting:
             bar = pygame.Rect(status_rect.left, status_rect.bottom + g, status_rect.width, bar_h)
             if view.state == "thinking":
                 draw_busy(surface, bar, ctx.now)
@@ -396,13 +403,15 @@ class GameScreen(BaseScreen):
         y = teach_panel.draw_box(surface, ctx, panel, y, buttons_top)     # teaching: the reason or the hint
         # Announcements after the last move.
         kinds = [k for k in ANNOUNCE_KINDS if k in (view.announcements or ()) and k != "capture"]
+        if view.last_captures and view.outcome is None:
+            kinds.insert(0, "museum.captures_help")      # where a captured piece goes (docs/rules.md)
         for kind in kinds[:2]:
             box_h = min(buttons_top - y - g * 2, lay.font_body * 2 + g * 2)
             if box_h < lay.font_body * 1.5:
                 break
             box = pygame.Rect(panel.left, y, panel.width, box_h)
             draw_panel(surface, box, palette.YELLOW, edge=palette.TEXT_DARK, radius=12)
-            draw_paragraph(surface, ctx.t(f"announce.{kind}"), box.inflate(-g * 2, -g),
+            draw_paragraph(surface, ctx.t(kind if "." in kind else f"announce.{kind}"), box.inflate(-g * 2, -g),
                            lay.font_body, palette.TEXT_DARK, align="center", min_size=12, valign="center")
             y = box.bottom + g * 2
         # Captures, each with the icon of the pieces taken (so colour is not the only cue).

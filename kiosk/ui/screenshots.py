@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterator
 import pygame
 
 from engine import Board, Outcome, Piece, Side, parse_square
+from kiosk.activity import ActivityCode, IDLE_ACTIVITY, RobotActivity
 from kiosk.rewards import RewardSession, Unlocks
 
 DEMO_SECRET = "screenshot-demo-secret"   # only for pictures: a real kiosk has its own reward_secret
@@ -37,8 +38,12 @@ class StillController:
     def view(self) -> Any:
         return self._view
 
+    def touched(self) -> None:
+        """A touch on the screen (the controller's attendance); nothing to record."""
+
     def __getattr__(self, name: str) -> Callable[..., None]:
-        if name in ("start_game", "resign", "end_game", "clear_board", "home", "setup_board", "request_hint"):
+        if name in ("start_game", "resign", "end_game", "clear_board", "home", "setup_board", "request_hint",
+                    "continue_game", "pieces_back", "recount_storage"):
             def record(*args: Any) -> None:
                 self.calls.append((name, args))
             return record
@@ -46,17 +51,17 @@ class StillController:
 
 
 def idle_view() -> Any:
-    from kiosk.controller import ControllerView
+    from kiosk.view import ControllerView
 
     return ControllerView(state="idle", variant=None, board=None, visitor_side=None, level=None, last_move=None,
-                          last_captures=(), announcements=(), robot_activity="", progress=0.0, fix_squares={},
+                          last_captures=(), announcements=(), robot_activity=IDLE_ACTIVITY, progress=0.0, fix_squares={},
                           message=None, message_args={}, outcome=None, camera_ok=True, camera_reason=None,
                           captured={"attackers": 0, "defenders": 0})
 
 
 def game_view(plies: int = 22, **changes: Any) -> Any:
     """A Copenhagen game after ``plies`` moves of the attract-mode record, visitor = defenders."""
-    from kiosk.controller import ControllerView
+    from kiosk.view import ControllerView
     from kiosk.ui.attract import DEMO_GAME
 
     board = Board("copenhagen")
@@ -71,7 +76,7 @@ def game_view(plies: int = 22, **changes: Any) -> Any:
     captured = {"attackers": count(start, "T") - count(now, "T"), "defenders": count(start, "t") - count(now, "t")}
     base = ControllerView(state="visitor_turn", variant="copenhagen", board=board, visitor_side=Side.DEFENDERS,
                           level="medium", last_move=last, last_captures=captures, announcements=(),
-                          robot_activity="", progress=0.0, fix_squares={}, message=None, message_args={},
+                          robot_activity=IDLE_ACTIVITY, progress=0.0, fix_squares={}, message=None, message_args={},
                           outcome=None, camera_ok=True, camera_reason=None, captured=captured)
     if board.turn != Side.DEFENDERS:
         base = replace(base, visitor_side=Side.ATTACKERS)
@@ -167,7 +172,7 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
         return prepare
 
     def swedish(app: Any) -> None:
-        game(game_view(22, state="robot_moving", robot_activity="moving b9 to a9", progress=0.4,
+        game(game_view(22, state="robot_moving", robot_activity=RobotActivity(ActivityCode.MOVING, {"from": "b9", "to": "a9"}), progress=0.4,
                        announcements=("raichi",)))(app)
         app.ctx.texts.set_language("sv")
 
@@ -179,7 +184,7 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
                         message_args={"from": "f8", "to": "f4"},
                         fix_squares={sq("f4"): None, sq("f8"): Piece.DEFENDER})
     place = game_view(22, state="place_piece", message="place_piece.missed_pickup",
-                      robot_activity="moving b9 to a9", fix_squares={sq("a9"): Piece.ATTACKER, sq("b9"): None})
+                      robot_activity=RobotActivity(ActivityCode.MOVING, {"from": "b9", "to": "a9"}), fix_squares={sq("a9"): Piece.ATTACKER, sq("b9"): None})
     return [
         ("01-attract", attract),
         ("02-start-game", start_page("variant")),
@@ -187,10 +192,10 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
         ("04-start-side", start_page("side", "copenhagen")),
         ("05-start-level-lots", start_page("level", "tablut", lots=True)),
         ("06-game-your-turn", game(game_view(21, state="visitor_turn"), selected="f5")),
-        ("07-game-robot-moving", game(game_view(22, state="robot_moving", robot_activity="moving b9 to a9",
+        ("07-game-robot-moving", game(game_view(22, state="robot_moving", robot_activity=RobotActivity(ActivityCode.MOVING, {"from": "b9", "to": "a9"}),
                                                 progress=0.6, announcements=("king_threatened",)))),
         ("08-game-thinking", game(game_view(20, state="thinking"))),
-        ("09-game-setup", game(game_view(0, state="setup", robot_activity="placing d1", progress=0.35,
+        ("09-game-setup", game(game_view(0, state="setup", robot_activity=RobotActivity(ActivityCode.PLACING, {"square": "d1"}), progress=0.35,
                                          last_move=None))),
         ("10-error-illegal-move", game(illegal)),
         ("11-error-place-piece", game(place)),

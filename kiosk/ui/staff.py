@@ -230,7 +230,8 @@ class StaffScreen(BaseScreen):
         status_h = lay.font_small
         view = ctx.view
         state = ctx.t(f"staff_states.{view.state}", str(view.state)) if view is not None else "?"
-        activity = getattr(view, "robot_activity", "") or ""
+        activity = getattr(view, "robot_activity", None)
+        activity = ctx.t(f"robot.{activity.code.value}", str(activity), **activity.args) if activity else ""
         draw_text(surface, ctx.t("staff.state", state=state) + ("   " + activity if activity else "")
                   + ("   " + self.status if self.status else ""),
                   (content.left, content.bottom), lay.font_small, palette.TEXT_DIM, anchor="bottomleft")
@@ -269,6 +270,8 @@ class StaffScreen(BaseScreen):
                     lambda v=v: self.run(ctx, "setup_board", v)) for v in variants]
         actions.append(("clear", ctx.t("staff.clear"), lambda: self.run(ctx, "clear_board")))
         actions.append(("end", ctx.t("staff.end_game"), lambda: self.run(ctx, "end_game")))
+        # "pieces are back" = "count storage again": storage holds every piece not on the board
+        actions.append(("pieces_back", ctx.t("museum.pieces_back"), lambda: self.run(ctx, "pieces_back")))
         rows = max(1, min(3, (area.height + pg) // (T + pg)))
         cols = -(-len(actions) // rows)
         col_w = int(T * 1.9)

@@ -118,7 +118,7 @@ class StartScreen(BaseScreen):
         if self.pending is None:
             return
         view = ctx.view
-        if view is not None and view.state not in ("idle", "game_over"):
+        if view is not None and view.state not in ("idle", "game_over", "paused"):
             return
         request = self.pending
         try:

@@ -1,0 +1,344 @@
+"""The runner of the robot's jobs: a goal for the squares, planned, carried out, checked.
+
+WHY one idea for the robot's side: a goal is a target position for the
+squares. Setting up, the robot's move (with its captures parked), the reset
+between two games, clearing, a missed-pickup retry and the resume after a
+power cut all plan the same way (kiosk/reconcile.py: camera reading + storage
+book -> transfers), carry the plan out on the gantry and check the result with
+the camera, retrying with small pickup offsets, then asking a person to place
+the piece, showing where.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+from calibration.config import Config
+from engine import Piece, square_name
+from robot.layout import TableLayout
+from robot.planner import MotionPlanner
+
+from kiosk.activity import IDLE_ACTIVITY, ActivityCode, RobotActivity, activity_for
+from kiosk.board_watch import BoardWatch
+from kiosk.inventory import InventoryFile, StorageInventory
+from kiosk.ports import GantryEvent, GantryEventKind, GantryPort, Slot, Transfer
+from kiosk.reconcile import apply_transfer, diff_squares, park_slot, reconcile
+from kiosk.states import Phase, Purpose, State
+
+log = logging.getLogger("kiosk.robot_jobs")
+
+#: pickup points (mm from the square's centre) tried one after the other when the
+#: camera shows a missed pickup: first the centre again (a slip), then a ring
+#: about half a piece's radius out, for a piece knocked off its centre
+RETRY_OFFSETS_MM: tuple[tuple[float, float], ...] = (
+    (0.0, 0.0),
+    (4.0, 0.0), (0.0, 4.0), (-4.0, 0.0), (0.0, -4.0),
+    (2.8, 2.8), (-2.8, 2.8), (-2.8, -2.8), (2.8, -2.8),
+)
+#: more differences than this after a robot move is not a robot slip but a disturbed board
+MAX_ROBOT_DIFF = 6
+#: seconds between homing attempts while the gantry is in error
+HOME_RETRY_S = 3.0
+
+
+@dataclass
+class Goal:
+    """A target for the squares and what to do once the camera confirms it."""
+
+    purpose: Purpose
+    target: dict[int, Piece]
+    phase: Phase = Phase.READ
+    not_before: float = 0.0           # only readings from frames after this count
+    attempts: int = 0                 # plans carried out that the camera did not confirm
+    interrupted: bool = False         # the last plan stopped on a gantry error: not a failed attempt
+    last_plan: list[Transfer] = field(default_factory=list)
+    scope: frozenset[int] | None = None   # squares the robot may touch (None: all)
+
+
+class JobHost(Protocol):
+    """What the runner needs from the controller."""
+
+    state: State
+
+    def record(self, kind: str, **data: object) -> object: ...
+    def set_state(self, new: State) -> None: ...
+    def ask_person(self, diff: dict[int, Piece | None], message: str) -> None: ...
+    def board_size(self) -> int: ...
+    def default_variant(self) -> str: ...
+    def gantry_failed(self, error: str) -> None: ...
+    def gantry_homed(self) -> None: ...
+
+
+class RobotJobs:
+    """Owns the current goal, the gantry jobs and the storage book."""
+
+    def __init__(self, host: JobHost, config: Config, gantry: GantryPort, watch: BoardWatch, state_dir: str,
+                 clock: Callable[[], float], max_pickup_retries: int = len(RETRY_OFFSETS_MM)) -> None:
+        self.host, self.config, self.gantry, self.watch, self.clock = host, config, gantry, watch, clock
+        self.planner: MotionPlanner | None = None
+        self.max_pickup_retries = max_pickup_retries
+        self.inventory_file = InventoryFile(state_dir)
+        self.inventory: StorageInventory | None = None
+        self.board_name = ""
+        self.goal: Goal | None = None
+        self.after_goal: Callable[[], None] | None = None
+        self.activity: RobotActivity = IDLE_ACTIVITY
+        self.progress = 0.0
+        self.resume_plan: list[Transfer] = []
+        self.homing_job: int | None = None
+        self.home_retry_at = 0.0
+        self._job = 0
+        self._job_transfers: list[Transfer] = []
+        self._job_done = 0
+
+    # -- goals ---------------------------------------------------------------
+    def start_goal(self, purpose: Purpose, target: dict[int, Piece], then: Callable[[], None] | None) -> None:
+        self.goal = Goal(purpose, dict(target), phase=Phase.READ, not_before=self.clock())
+        self.after_goal = then
+        self.activity, self.progress = IDLE_ACTIVITY, 0.0
+
+    def retarget(self, purpose: Purpose, target: dict[int, Piece], then: Callable[[], None] | None) -> None:
+        """Another target for the goal under way: a job on the gantry finishes, then the plan
+        is made afresh from the camera (nothing the robot did is wasted when the targets agree)."""
+        if self.goal is None:
+            self.start_goal(purpose, target, then)
+            return
+        self.goal.purpose, self.goal.target, self.goal.attempts = purpose, dict(target), 0
+        self.after_goal = then
+        if self.goal.phase == Phase.READ:
+            self.goal.not_before = self.clock()
+
+    def drop_goal(self) -> None:
+        self.goal, self.after_goal = None, None
+
+    @property
+    def waiting_for_camera(self) -> bool:
+        return self.goal is not None and self.goal.phase in (Phase.READ, Phase.VERIFY) and self.homing_job is None
+
+    def advance(self) -> None:
+        """A goal waiting for the camera: confirm it, or plan (again), or ask a person."""
+        goal = self.goal
+        assert goal is not None
+        if self.gantry.busy:
+            goal.not_before = self.clock()     # e.g. a resign mid-move: look once the gantry stops
+            return
+        observed = self.watch.stable(goal.not_before)
+        if observed is None:
+            return
+        if self.planner is None:
+            self.use_board(self.board_name or self.config.board)
+        if self.resume_plan:
+            self.settle_resumed_plan(observed)
+        self.ensure_inventory(observed)
+        if goal.phase == Phase.VERIFY:
+            self.unbook_failures(observed, goal.last_plan)
+        diff = diff_squares(observed, goal.target)
+        if diff and (self.watch.unsure(observed, goal.target) or not self.watch.seen_twice()):
+            return
+        if not diff:
+            self._reached(goal, observed)
+            return
+        self._plan(goal, observed, diff)
+
+    def _reached(self, goal: Goal, observed: dict[int, Piece]) -> None:
+        self.watch.confirm(observed)
+        then = self.after_goal
+        self.goal, self.after_goal = None, None
+        self.activity, self.progress = IDLE_ACTIVITY, 1.0
+        self.host.record("goal_reached", purpose=goal.purpose.value)
+        if then is not None:
+            then()
+
+    def _plan(self, goal: Goal, observed: dict[int, Piece], diff: dict[int, Piece | None]) -> None:
+        host = self.host
+        plan = None
+        if host.state == State.PLACE_PIECE:
+            # waiting for a person: go on by itself as soon as the pieces it needs are findable
+            plan = reconcile(observed, goal.target, self.inventory, self.planner)
+            if not plan.complete or goal.scope is not None:
+                host.ask_person(diff, "")
+                return
+        elif goal.scope is not None and any(sq not in goal.scope for sq in diff):
+            # not where the robot worked: a person touched the board (or the camera is
+            # wrong there); the robot does not move pieces on a guess
+            host.ask_person(diff, "fix_board.robot_result")
+            return
+        elif goal.purpose in (Purpose.MOVE, Purpose.RESTORE) and len(diff) > MAX_ROBOT_DIFF:
+            host.ask_person(diff, "fix_board.robot_result")
+            return
+        if goal.phase == Phase.VERIFY and not goal.interrupted:
+            goal.attempts += 1
+        goal.interrupted = False
+        if goal.attempts > self.max_pickup_retries:
+            host.ask_person(diff, "place_piece.missed_pickup")
+            return
+        offset = (0.0, 0.0) if goal.attempts == 0 else RETRY_OFFSETS_MM[(goal.attempts - 1) % len(RETRY_OFFSETS_MM)]
+        if plan is None or offset != (0.0, 0.0):
+            plan = reconcile(observed, goal.target, self.inventory, self.planner, offset_mm=offset)
+        if not plan.transfers:
+            host.ask_person(diff, "place_piece.storage_full" if plan.no_slot else "place_piece.missing_pieces")
+            return
+        host.record("plan", purpose=goal.purpose.value, attempt=goal.attempts,
+                     plan=[t.to_json() for t in plan.transfers])
+        host.resume_goal_state(goal.purpose)
+        self.submit(plan.transfers, observed)
+
+    # -- the gantry ------------------------------------------------------------
+    def places(self, board: dict[int, Piece]) -> dict:
+        """The table as believed now (board + storage), for the planner's obstacles."""
+        places: dict = {sq: p.value for sq, p in board.items()}
+        if self.inventory is not None:
+            places.update({slot: p.value for slot, p in self.inventory.slots.items() if p is not None})
+        return places
+
+    def submit(self, transfers: list[Transfer], board: dict[int, Piece]) -> None:
+        """Hand a plan to the gantry with the table as believed now."""
+        self._job += 1
+        self._job_transfers = list(transfers)
+        self._job_done = 0
+        if self.goal is not None:
+            self.goal.phase = Phase.MOVING
+            self.goal.last_plan = list(transfers)
+        self.progress = 0.0
+        self.activity = activity_for(transfers[0], self.host.board_size()) if transfers else IDLE_ACTIVITY
+        self.gantry.submit(self._job, list(transfers), self.places(board))
+
+    def next_job(self) -> int:
+        self._job += 1
+        return self._job
+
+    def home(self) -> None:
+        self.homing_job = self.next_job()
+        self.host.record("homing", job=self.homing_job)
+        self.gantry.home(self.homing_job)
+
+    def on_event(self, event: GantryEvent) -> None:
+        kind = event.kind
+        if event.job == self.homing_job and kind in (GantryEventKind.HOMED, GantryEventKind.ERROR):
+            self.homing_job = None
+            if kind == GantryEventKind.HOMED:
+                self.host.record("homed")
+                self.host.gantry_homed()
+            else:
+                self.host.record("gantry_error", error=event.error or "", during="homing")
+                self.home_retry_at = self.clock() + HOME_RETRY_S
+            return
+        if event.job != self._job:
+            return
+        if kind == GantryEventKind.JOGGED:
+            x, _, y = event.activity.partition(",")
+            self.activity = RobotActivity(ActivityCode.CARRIAGE_AT, {"x": x, "y": y})
+        elif kind == GantryEventKind.RAN:
+            self.activity = IDLE_ACTIVITY
+        elif kind == GantryEventKind.STEP and event.transfer is not None:
+            self.book(event.transfer)
+            self.host.record("transfer_done", job=event.job, step=event.step)
+            self._job_done = event.step + 1
+            self.progress = self._job_done / max(1, event.total)
+            if self._job_done < len(self._job_transfers):
+                self.activity = activity_for(self._job_transfers[self._job_done], self.host.board_size())
+        elif kind == GantryEventKind.DONE:
+            self.progress = 1.0
+            if self.goal is None:
+                self.activity = IDLE_ACTIVITY          # a staff test move: nothing to verify
+            else:
+                self.goal.phase = Phase.VERIFY
+                self.goal.not_before = self.clock()
+                if self.goal.purpose == Purpose.MOVE:
+                    self.host.set_state(State.VERIFY)
+        elif kind == GantryEventKind.ERROR:
+            self.host.record("gantry_error", error=event.error or "")
+            if self.goal is not None:
+                # what was done is booked; the camera decides what is left once the gantry is back
+                self.goal.phase = Phase.VERIFY
+                self.goal.not_before = self.clock()
+                self.goal.interrupted = True
+            self.host.gantry_failed(event.error or "")
+            self.home()
+
+    def retry_homing(self) -> None:
+        if self.homing_job is None and self.clock() >= self.home_retry_at:
+            self.home()
+
+    # -- the storage book --------------------------------------------------------
+    def use_board(self, board_name: str) -> None:
+        if board_name != self.board_name or self.planner is None:
+            self.planner = MotionPlanner(TableLayout(self.config, board_name))
+        self.board_name = board_name
+        self.inventory = self.inventory_file.load(board_name)
+
+    def ensure_inventory(self, on_board: dict[int, Piece]) -> StorageInventory:
+        if self.inventory is None:
+            # the first game on this board: storage holds every piece the camera does not see
+            self.inventory = StorageInventory.full_for(self.host.default_variant(), on_board)
+            self.inventory_file.save(self.board_name, self.inventory)
+        return self.inventory
+
+    def recount_storage(self, on_board: dict[int, Piece], variant: str) -> None:
+        """Staff: storage holds every piece of `variant` that is not on the board."""
+        self.inventory = StorageInventory.full_for(variant, on_board)
+        self.inventory_file.save(self.board_name, self.inventory)
+
+    def missing(self, on_board: dict[int, Piece] | None, variant: str) -> dict[str, int]:
+        """Pieces of `variant` neither seen on the board nor booked in storage (the tray, lost)."""
+        if on_board is None or self.inventory is None:
+            return {}
+        from engine import Board
+
+        out: dict[str, int] = {}
+        for piece in set(Board(variant).pieces().values()):
+            need = sum(1 for p in Board(variant).pieces().values() if p == piece)
+            have = sum(1 for p in on_board.values() if p == piece) + self.inventory.count(piece)
+            if need > have:
+                out[piece.value] = need - have
+        return out
+
+    def book(self, transfer: Transfer) -> None:
+        if self.inventory is None:
+            return
+        if isinstance(transfer.src, Slot) or isinstance(transfer.dst, Slot):
+            apply_transfer(self.inventory, transfer)
+            self.inventory_file.save(self.board_name, self.inventory)
+
+    def park(self, inv: StorageInventory, sq: int, piece: Piece) -> list[Transfer]:
+        slot = park_slot(inv.slots, piece)
+        if slot is None:
+            return []        # storage full: the verify step will ask a person
+        inv.slots[slot] = piece
+        return [Transfer(sq, slot, piece, "park")]
+
+    def unbook_failures(self, observed: dict[int, Piece], plan: list[Transfer]) -> None:
+        """The books said a transfer happened; the camera says its piece never left or never came."""
+        if self.inventory is None:
+            return
+        changed = False
+        for t in plan:
+            if isinstance(t.dst, Slot) and observed.get(t.src) == t.piece \
+                    and self.inventory.slots.get(t.dst) == t.piece:
+                self.inventory.slots[t.dst] = None     # the piece is still on its square
+                changed = True
+            if isinstance(t.src, Slot) and isinstance(t.dst, int) and observed.get(t.dst) != t.piece \
+                    and self.inventory.slots.get(t.src) is None:
+                self.inventory.slots[t.src] = t.piece  # the piece never left its slot
+                changed = True
+        if changed:
+            self.inventory_file.save(self.board_name, self.inventory)
+
+    def settle_resumed_plan(self, observed: dict[int, Piece]) -> None:
+        """After a power cut: book the interrupted plan's steps the camera shows were done."""
+        plan, self.resume_plan = self.resume_plan, []
+        if self.inventory is None:
+            return
+        for t in plan:
+            if isinstance(t.dst, Slot) and isinstance(t.src, int) and observed.get(t.src) != t.piece \
+                    and self.inventory.slots.get(t.dst) is None:
+                self.inventory.slots[t.dst] = t.piece
+            if isinstance(t.src, Slot) and isinstance(t.dst, int) and observed.get(t.dst) == t.piece \
+                    and self.inventory.slots.get(t.src) == t.piece:
+                self.inventory.slots[t.src] = None
+        self.inventory_file.save(self.board_name, self.inventory)
+
+
+def squares_json(diff: dict[int, Piece | None], size: int) -> dict[str, str | None]:
+    return {square_name(s, size): (p.value if p else None) for s, p in diff.items()}

@@ -1,0 +1,180 @@
+"""The game being played: its settings, its board, its history, and its rebuild from the journal.
+
+WHY its own part: the journal (kiosk/journal.py) is the game's memory across
+a power cut. Writing it, reading it back and turning it into "where were we?"
+(`replay`) belong together and apart from the robot and the camera; the
+controller only asks for a `ResumePoint` and goes on from there.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from engine import Board, Move, Outcome, Piece, Side
+
+from kiosk.journal import Journal, Record
+from kiosk.ports import Transfer
+from kiosk.states import EndReason, State
+
+log = logging.getLogger("kiosk.session")
+
+
+@dataclass
+class GameSession:
+    """One game: what the visitor chose, the board as played, captures still standing."""
+
+    variant: str
+    options: dict[str, str]
+    visitor_side: Side
+    level: str
+    board: Board
+    leftovers: dict[int, Piece] = field(default_factory=dict)   # captured, still standing
+    last_move: Move | None = None
+    last_captures: tuple[int, ...] = ()
+    announcements: tuple[str, ...] = ()
+    outcome: Outcome | None = None
+
+    @classmethod
+    def new(cls, variant: str, options: dict[str, str], visitor_side: Side, level: str) -> "GameSession":
+        return cls(variant, dict(options), Side(visitor_side), level, Board(variant, options=dict(options)))
+
+    @property
+    def robot_side(self) -> Side:
+        return self.visitor_side.other
+
+    def start_position(self) -> dict[int, Piece]:
+        return Board(self.variant, options=self.options).pieces()
+
+    def start_counts(self) -> dict[str, int]:
+        start = list(self.start_position().values())
+        return {"attackers": sum(1 for p in start if p == Piece.ATTACKER),
+                "defenders": sum(1 for p in start if p != Piece.ATTACKER)}
+
+    def captured(self) -> dict[str, int]:
+        """Pieces each side has captured so far (the view's score)."""
+        counts = self.start_counts()
+        now = list(self.board.pieces().values())
+        return {"attackers": counts["defenders"] - sum(1 for p in now if p != Piece.ATTACKER),
+                "defenders": counts["attackers"] - sum(1 for p in now if p == Piece.ATTACKER)}
+
+    def play(self, move: Move) -> tuple[int, ...]:
+        captures = tuple(self.board.push(move))
+        self.last_move, self.last_captures = move, captures
+        try:
+            self.announcements = tuple(a.kind for a in self.board.announcements())
+        except Exception:   # noqa: BLE001 - announcements are decoration, never fatal
+            self.announcements = ()
+        return captures
+
+    def captured_piece(self, sq: int) -> Piece:
+        """What stood on `sq` before the last move captured it."""
+        before = self.board.copy()
+        move = before.pop()
+        piece = before.piece_at(sq)
+        if piece is None and sq == move.to_sq:      # the mover died where it stopped
+            piece = before.piece_at(move.from_sq)
+        assert piece is not None, f"nothing was captured on {sq}"
+        return piece
+
+    def before_last(self) -> dict[int, Piece]:
+        before = self.board.copy()
+        before.pop()
+        return before.pieces()
+
+    def moves_otn(self) -> list[str]:
+        return [m.otn(self.board.size) for m in self.board.move_stack]
+
+    def game_started_record(self) -> dict:
+        return {"variant": self.variant, "options": dict(self.options),
+                "visitor_side": self.visitor_side.value, "level": self.level}
+
+
+@dataclass
+class ResumePoint:
+    """Where a game stood when the journal stopped: the state to go back to and what is pending."""
+
+    session: GameSession | None
+    state: State
+    robot_plan: list[Transfer] = field(default_factory=list)   # the interrupted robot move's plan
+    staff_setup: str | None = None                              # a staff set-up of this variant
+
+
+def replay(journal: Journal) -> ResumePoint:
+    """Rebuild the game from the journal (the camera then decides how to go on)."""
+    records = journal.records
+    start = next((i for i in range(len(records) - 1, -1, -1) if records[i].kind == "game_started"), None)
+    if start is None:
+        staff = journal.last("staff_setup")
+        if staff is not None and not journal.last("goal_reached"):
+            return ResumePoint(None, State.SETUP, staff_setup=staff.get("variant"))
+        return ResumePoint(None, State.IDLE)
+    rec = records[start]
+    session = GameSession.new(rec.get("variant"), dict(rec.get("options") or {}),
+                              Side(rec.get("visitor_side")), rec.get("level"))
+    pending_robot: Record | None = None
+    setup_done = finished = clearing = paused = False
+    for r in records[start:]:
+        if r.kind == "setup_done":
+            setup_done = True
+        elif r.kind == "visitor_move":
+            session.play(session.board.parse_move(r.get("move").split("x")[0]))
+            session.leftovers = {sq: session.captured_piece(sq) for sq in r.get("left") or []}
+        elif r.kind == "robot_move":
+            session.play(session.board.parse_move(r.get("move").split("x")[0]))
+            pending_robot = r
+        elif r.kind == "robot_move_done":
+            pending_robot = None
+            session.leftovers = {}
+        elif r.kind == "game_over":
+            finished = True
+            winner = r.get("winner")
+            session.outcome = Outcome(Side(winner) if winner else None, r.get("reason") or "")
+        elif r.kind == "clearing":
+            clearing = True
+        elif r.kind == "paused":
+            paused = True
+        elif r.kind == "continued":
+            paused = False
+    if clearing:
+        return ResumePoint(session, State.CLEARING)
+    if finished:
+        return ResumePoint(session, State.GAME_OVER)
+    if not setup_done:
+        return ResumePoint(session, State.SETUP)
+    if pending_robot is not None:
+        session.leftovers = {}
+        return ResumePoint(session, State.VERIFY,
+                           [Transfer.from_json(t) for t in pending_robot.get("plan") or []])
+    if session.board.turn == session.visitor_side:
+        return ResumePoint(session, State.PAUSED if paused else State.VISITOR_TURN)
+    return ResumePoint(session, State.THINKING)
+
+
+def result_of(session: GameSession) -> str:
+    """The game log's result from the visitor's point of view."""
+    outcome = session.outcome
+    assert outcome is not None
+    if outcome.winner is None:
+        return "abandoned" if outcome.reason in (EndReason.ENDED.value, EndReason.ABANDONED.value,
+                                                 "idle timeout") else "draw"
+    return "visitor" if outcome.winner == session.visitor_side else "robot"
+
+
+def write_gamelog(journal: Journal, session: GameSession, language: str, hints: object = ()) -> None:
+    """The museum's record of the finished game (kiosk/gamelog.py), next to the journal."""
+    outcome = session.outcome
+    if outcome is None:
+        return
+    try:
+        from kiosk.gamelog import append_game, record_from_board
+
+        started = journal.last("game_started")
+        started_at = datetime.fromtimestamp(started.t if started else time.time(), timezone.utc)
+        record = record_from_board(session.board, visitor_side=session.visitor_side, level=session.level,
+                                   result=result_of(session), reason=outcome.reason, started_at=started_at,
+                                   winner=outcome.winner, language=language, hints=hints)
+        append_game(journal.state_dir, record)
+    except Exception:   # noqa: BLE001 - the statistics must never stop a game
+        log.exception("could not write the game log")

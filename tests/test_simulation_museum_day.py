@@ -1,0 +1,41 @@
+"""The museum-day runner's parts (the whole run is measured by `tafl-kiosk --visitors N`)."""
+from __future__ import annotations
+
+import random
+import re
+
+from engine import Side
+
+from kiosk.autoplay import Persona
+from kiosk.museum_day import SimClock, Totals
+
+CONTRACT = re.compile(r"^visitors: \d+, games: \d+, completed: \d+, paused: \d+, stuck: \d+, lost: \d+, "
+                      r"desyncs: \d+, turnaround median: \d+ s$")
+
+
+def test_the_last_line_is_exactly_the_contract():
+    t = Totals(visitors=3, games=4, completed=2, paused=1, turnarounds=[50.2, 61.0, 40.0])
+    assert t.line() == ("visitors: 3, games: 4, completed: 2, paused: 1, stuck: 0, lost: 0, desyncs: 0, "
+                        "turnaround median: 50 s")
+    assert CONTRACT.match(t.line())
+
+
+def test_the_sim_clock_runs_at_the_gantry_speed_and_skips_waits():
+    clock = SimClock(start=100.0)
+    clock.skip(180.0)                    # a visitor thinks for three minutes
+    assert clock() == 280.0
+    clock.skip(-5.0)                     # never backwards
+    assert clock() == 280.0
+    clock.tick(25.0)
+    assert clock() >= 280.0
+
+
+def test_visitors_differ_as_real_visitors_do():
+    rng = random.Random(1)
+    people = [Persona.draw(rng, ("copenhagen", "york", "tablut"), None) for _ in range(200)]
+    assert {p.captures for p in people} == {"leave", "tray"}
+    assert any(p.walk_away_at for p in people) and any(p.comes_back_after_s for p in people)
+    assert any(not p.helps for p in people) and {p.side for p in people} == {Side.ATTACKERS, Side.DEFENDERS}
+    thinks = [p.think_s(rng) for p in people for _ in range(20)]
+    assert min(thinks) < 5.0 and max(thinks) > 120.0 and max(thinks) < 300.0   # never past the warning
+    assert all(p.level == "hard" for p in (Persona.draw(rng, ("copenhagen",), "hard") for _ in range(5)))
