@@ -15,12 +15,15 @@ strength there in grey levels. It is measured on a quarter-size picture
 (4 px, a tenth of a square: streaks of glare can be narrower than a square)
 only where bare wood can be (not on the piece discs a square could hold,
 nor on the darker marked squares), smoothed there, and carried over the
-piece discs from the wood round them; then it is subtracted from the
-rectified picture before anything is measured. A square where the veil is
-a large share of the light, or the picture is clipped white, keeps a
-lowered confidence (`GlareField.share`, `.clipped`): the camera saw little
-of it. Coloured light (a stage gel) can pass for a faint veil; subtracting
-a little too much only makes pieces stand out more against their wood.
+piece discs from the wood round them. The grid-line check for a hand
+(vision/occlusion.py) looks at the picture with the veil subtracted as well
+as at the picture as taken (a veil lifts a line to the wood's brightness).
+The square features are measured on the picture as taken: on the
+development frames the subtraction's small errors cost the colour model
+more than the veil did. Instead a square where the veil is a large share
+of the light, or the wood is clipped white, keeps a lowered confidence
+(`GlareField.share`, `.clipped`; vision/reader.py): the camera saw little
+of it. Coloured light (a stage gel) can pass for a faint veil.
 """
 from __future__ import annotations
 
