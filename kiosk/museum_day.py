@@ -42,6 +42,7 @@ from typing import Callable
 from calibration.config import Config
 
 from kiosk.autoplay import MuseumVisitor, Persona
+from kiosk.board_names import board_name_for
 from kiosk.headless import Autoplay, AutoplayOptions
 from kiosk.simrig import SimSettings
 
@@ -113,7 +114,8 @@ class MuseumDay(Autoplay):
     def __init__(self, config: Config, state_dir: str, visitors: int, seed: int, level: str | None,
                  faults: tuple[str, ...], settings: SimSettings, out: Callable[[str], None] = print) -> None:
         self.clock = SimClock()
-        variants = tuple(v for v in config.kiosk.variants)
+        # the start screens offer only the variants of the installed board (a board swap is staff's)
+        variants = tuple(v for v in config.kiosk.variants if board_name_for(config, v) == config.board)
         super().__init__(config, state_dir, AutoplayOptions(games=visitors, seed=seed, faults=faults,
                                                             variants=("copenhagen",)),
                          settings, out=out, clock=self.clock)
