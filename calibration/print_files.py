@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from typing import Sequence
+from collections.abc import Sequence
 
 import cv2
 import numpy as np
