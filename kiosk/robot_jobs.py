@@ -266,7 +266,7 @@ class RobotJobs:
         if board_name != self.board_name or self.planner is None:
             self.planner = MotionPlanner(TableLayout(self.config, board_name))
         self.board_name = board_name
-        self.inventory = self.inventory_file.load(board_name)
+        self.inventory = self.inventory_file.load(board_name, self.config.boards[board_name].squares)
 
     def ensure_inventory(self, on_board: dict[int, Piece]) -> StorageInventory:
         if self.inventory is None:
