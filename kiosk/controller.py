@@ -191,7 +191,10 @@ class GameController:
             if event.kind == GantryEventKind.RAN and event.job == self.jobs._job:
                 self.staff.on_ran(event.result)
             self.jobs.on_event(event)
+        hints = len(self.teacher.hints_used)
         self.teacher.poll(self.engine, self.session.board if self.session is not None else None)
+        for hint in self.teacher.hints_used[hints:]:
+            self.record("hint", **hint)                  # a power cut keeps the count and the game log's list
         if self._damage_check and not damaged_resume.camera_agrees(self):
             return
         if self.state == State.THINKING:
@@ -317,6 +320,7 @@ class GameController:
         s = point.session
         self.session = s
         self.teacher.new_game(s.level)
+        self.teacher.hints_used = list(s.hints)
         self._use_board(s.variant)
         self.resumed = True
         self.record("resumed", moves=len(s.board.move_stack))

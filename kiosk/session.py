@@ -31,6 +31,7 @@ class GameSession:
     level: str
     board: Board
     leftovers: dict[int, Piece] = field(default_factory=dict)   # captured, still standing
+    hints: list[dict] = field(default_factory=list)              # the hints shown (journal "hint" records)
     last_move: Move | None = None
     last_captures: tuple[int, ...] = ()
     announcements: tuple[str, ...] = ()
@@ -133,6 +134,8 @@ def replay(journal: Journal) -> ResumePoint:
             session.outcome = Outcome(Side(winner) if winner else None, r.get("reason") or "")
         elif r.kind == "clearing":
             clearing = True
+        elif r.kind == "hint":
+            session.hints.append({"ply": r.get("ply"), "move": r.get("move")})
         elif r.kind == "paused":
             paused = True
         elif r.kind == "continued":

@@ -237,3 +237,18 @@ def test_hints_in_the_game_log_round_trip_and_a_damaged_entry_is_refused(tmp_pat
         GameRecord.from_json(json.dumps(data))
     del data["hints"]                                   # a line written before hints were logged
     assert GameRecord.from_json(json.dumps(data)).hints == []
+
+
+def test_a_hint_used_before_a_power_cut_stays_used_and_logged(tmp_path):
+    rig = _rig(tmp_path, "hard")
+    assert rig.ctrl.request_hint()
+    rig.step()
+    assert rig.ctrl.view().teaching.hints_left == 0
+    rig.ctrl = rig.make()                        # the power cut: a new controller from the same state directory
+    rig.step()
+    teach = rig.ctrl.view().teaching
+    assert teach.hints_left == 0, "the hint used before the cut must still count"
+    assert not rig.ctrl.request_hint()
+    rig.ctrl.resign()
+    games = read_games(rig.state_dir).games
+    assert len(games[-1].hints) == 1 and games[-1].hints[0]["ply"] == 0
