@@ -26,6 +26,17 @@ _DEF_WIN_FORT = Outcome(Side.DEFENDERS, "edge_fort")
 _ATT_WIN_ENCIRCLE = Outcome(Side.ATTACKERS, "encirclement")
 _ATT_WIN_REPEAT = Outcome(Side.ATTACKERS, "repetition")
 _DRAW_REPEAT = Outcome(None, "repetition")
+_DEF_WIN_REPEAT = Outcome(Side.DEFENDERS, "repetition")
+#: Rules.repetition -> mover's side code -> the end a third occurrence makes (None: play on;
+#: "forbidden" moves are never generated). mover_loses is OpenTafl's tfr:w, mover_wins tfr:l.
+_REPETITION_ENDS: dict[str, tuple[Outcome | None, ...]] = {
+    "defenders_lose": (None, _ATT_WIN_REPEAT, _ATT_WIN_REPEAT),
+    "draw": (None, _DRAW_REPEAT, _DRAW_REPEAT),
+    "mover_loses": (None, _DEF_WIN_REPEAT, _ATT_WIN_REPEAT),
+    "mover_wins": (None, _ATT_WIN_REPEAT, _DEF_WIN_REPEAT),
+    "forbidden": (None, None, None),
+    "ignored": (None, None, None),
+}
 
 
 
@@ -463,10 +474,7 @@ class Board:
         elif rules.encirclement and self._is_encircled():
             end = _ATT_WIN_ENCIRCLE
         if end is None and count >= 3:
-            if rules.repetition == "defenders_lose":
-                end = _ATT_WIN_REPEAT
-            elif rules.repetition == "draw":
-                end = _DRAW_REPEAT
+            end = _REPETITION_ENDS[rules.repetition][side]
         self._end = end
         return tuple(c for c, _ in caps) if caps else ()
 
@@ -544,8 +552,9 @@ class Board:
             elif hostile[b]:
                 caps.append((n, v))
         events: tuple[str, ...] = ()
-        if rules.shieldwall and t.along[to]:
-            wall = self._shieldwall(to, side)
+        if rules.shieldwall and (t.along[to] or not rules.shieldwall_flank_only):
+            wall = (self._shieldwall(to, side) if rules.shieldwall_flank_only
+                    else self._closed_walls(side))
             if wall:
                 events = ("shieldwall",)
                 have = {c for c, _ in caps}
@@ -587,30 +596,60 @@ class Board:
 
     def _shieldwall(self, to: int, side: int) -> list[int]:
         """Copenhagen shieldwall: the mover on `to` closes an end of an enemy row along the edge."""
+        out: list[int] = []
+        for d in self._t.along[to]:
+            out.extend(self._closed_row(to, d, side))
+        return out
+
+    def _closed_walls(self, side: int) -> list[int]:
+        """Every enemy row along any edge that `side` holds closed now (``shieldwall_flank``
+        false, OpenTafl's ``swf:n``: any move that leaves a row closed captures it)."""
         t = self._t
-        sq = self._sq
-        enemy = 3 - side
-        inward = t.inward[to]
         n = t.n
         corner = t.corner
-        out: list[int] = []
-        for d in t.along[to]:
-            row = []
-            s = to + d
-            while self._on_line(to, s, d, n) and sq[s] and SIDE_OF_CODE[sq[s]] == enemy:
-                row.append(s)
-                s += d
-            if len(row) < 2 or not self._on_line(to, s, d, n):
-                continue
-            end = sq[s]
-            if end:
-                if SIDE_OF_CODE[end] != side:
-                    continue
-            elif not corner[s]:
-                continue
-            if all(sq[r + inward] and SIDE_OF_CODE[sq[r + inward]] == side for r in row):
-                out.extend(r for r in row if sq[r] != KING)
-        return out
+        ends = self._bb[side] & t.edge_mask
+        found: set[int] = set()
+        while ends:
+            low = ends & -ends
+            ends ^= low
+            e = low.bit_length() - 1
+            for d in t.along[e]:
+                found.update(self._closed_row(e, d, side))
+        if self.rules.shieldwall_corners:
+            for c in self.rules.corners:          # rows from corner to corner have no piece end
+                if not self._sq[c]:
+                    for d in (1, -1, n, -n):
+                        if self._on_line(c, c + d, d, n) and t.is_edge[c + d] and not corner[c + d]:
+                            found.update(self._closed_row(c, d, side))
+        return sorted(found)
+
+    def _closed_row(self, end: int, d: int, side: int) -> list[int]:
+        """The enemy pieces (king left out) of a row that starts next to `end` in step `d`
+        along the edge, when it is two or more long, closed at its far end by a piece of
+        `side` (or an empty corner, unless shieldwall corners are off) and has a piece of
+        `side` in front of each of its squares; else []."""
+        t = self._t
+        sq = self._sq
+        n = t.n
+        corner = t.corner
+        enemy = 3 - side
+        row = []
+        s = end + d
+        while self._on_line(end, s, d, n) and not corner[s] and sq[s] and SIDE_OF_CODE[sq[s]] == enemy:
+            row.append(s)
+            s += d
+        if len(row) < 2 or not self._on_line(end, s, d, n):
+            return []
+        far = sq[s]
+        if far:
+            if SIDE_OF_CODE[far] != side:
+                return []
+        elif not (corner[s] and self.rules.shieldwall_corners):
+            return []
+        inward = t.inward[row[0]]
+        if all(sq[r + inward] and SIDE_OF_CODE[sq[r + inward]] == side for r in row):
+            return [r for r in row if sq[r] != KING]
+        return []
 
     @staticmethod
     def _on_line(origin: int, s: int, d: int, n: int) -> bool:
@@ -770,6 +809,12 @@ class Board:
         n = t.n
         along = t.along
         inward = t.inward
+        corner = t.corner
+        corners_close = self.rules.shieldwall_corners
+
+        def closes(s: int) -> bool:       # an end attackers can close (a corner only when it counts)
+            return attackable(s) and (corners_close or not corner[s])
+
         prey = 0
         w = keep & t.edge_mask
         while w:
@@ -777,7 +822,7 @@ class Board:
             w ^= low
             s = low.bit_length() - 1
             for d in along[s]:
-                if not self._on_line(s, s - d, d, n) or not attackable(s - d):
+                if not self._on_line(s, s - d, d, n) or not closes(s - d):
                     continue          # not the start of a row in this direction, or that end is safe
                 row = low
                 front_open = attackable(s + inward[s])
@@ -787,7 +832,7 @@ class Board:
                     front_open = front_open and attackable(e + inward[s])
                     e += d
                 if (front_open and row != low and self._on_line(s, e, d, n)
-                        and attackable(e)):
+                        and closes(e)):
                     prey |= row
         return prey
 
@@ -878,7 +923,7 @@ class Board:
             out.append(Announcement("king_threatened", Side.ATTACKERS,
                                     tuple(sorted({m.to_sq for m in threats})),
                                     "the king can be captured next move"))
-        if self.repetitions() == 2 and self.rules.repetition != "draw":
+        if self.repetitions() == 2 and self.rules.repetition not in ("draw", "ignored"):
             out.append(Announcement("repetition_warning", None, (),
                                     "this position has occurred twice"))
         return out

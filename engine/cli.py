@@ -7,9 +7,12 @@
 
 Exit codes: 0 fine; 1 an illegal move in a replay (the message names the ply
 and why); 2 bad input (position string, option, malformed move, usage), always
-as ONE line on stderr. The search commands (`bestmove`, `otep`) are added by
+as ONE line on stderr, for any input, in bounded time and memory (input is
+checked against the rules' limits before anything is built from it). The
+search commands (`bestmove`, `otep`) are added by
 `engine.cli_search.add_commands`, which reuses `add_board_arguments` and
-`board_from_args` from here.
+`board_from_args` from here; every subcommand reports bad input with
+`report_bad_input` and reads numbers with `ascii_int` / `ascii_float`.
 """
 from __future__ import annotations
 
@@ -26,6 +29,69 @@ from .types import Side, square_name
 
 EXIT_ILLEGAL = 1
 EXIT_BAD_INPUT = 2
+#: perft's tree grows ~100-fold per ply: deeper than this is never a real question
+MAX_PERFT_DEPTH = 20
+#: a game record is a few kilobytes; more than this is not one (and /dev/zero never ends)
+MAX_RECORD_BYTES = 1 << 20
+#: the longest message line, so a huge bad input gives a short message
+_MAX_MESSAGE = 300
+
+
+def report_bad_input(message: object, prefix: str = "tafl-engine: error: ",
+                     code: int = EXIT_BAD_INPUT) -> int:
+    """The CLI contract for bad input: ONE line on stderr, whatever the message holds
+    (newlines and runs of whitespace folded, cut to a bounded length); returns the exit code."""
+    text = " ".join(str(message).split()) or type(message).__name__
+    if len(text) > _MAX_MESSAGE:
+        text = text[:_MAX_MESSAGE] + "..."
+    print(prefix + text, file=sys.stderr)
+    return code
+
+
+def ascii_int(text: str) -> int:
+    """An argparse type: a plain ASCII integer (`12`, `-3`); not `١٢`, `1_0`, ` 12`, `+12`, 5000 digits."""
+    body = text[1:] if text.startswith("-") else text
+    if not body or len(body) > 18 or not body.isascii() or not body.isdigit():
+        raise argparse.ArgumentTypeError(f"bad integer {text[:30]!r}")
+    return int(text)
+
+
+def ascii_float(text: str) -> float:
+    """An argparse type: a finite ASCII decimal number (`0.5`, `2`, `1e-3`); not nan, inf, `٣`."""
+    if not text or len(text) > 40 or not text.isascii() or "_" in text or text != text.strip():
+        raise argparse.ArgumentTypeError(f"bad number {text[:30]!r}")
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad number {text[:30]!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"bad number {text!r} (must be finite)")
+    return value
+
+
+def read_record(path: str, limit: int = MAX_RECORD_BYTES) -> str:
+    """The text of a game file (``-``: stdin), UTF-8, at most ``limit`` bytes; ValueError else."""
+    try:
+        if path == "-":
+            stream = getattr(sys.stdin, "buffer", None)
+            if stream is None:                       # a text stream put in place (tests, embedding)
+                text = sys.stdin.read(limit + 1)
+                if len(text) > limit:
+                    raise ValueError(f"stdin holds more than {limit} characters: not a game record")
+                return text
+            data = stream.read(limit + 1)
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read(limit + 1)
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    name = "stdin" if path == "-" else path
+    if len(data) > limit:
+        raise ValueError(f"{name} is larger than {limit} bytes: not a game record")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{name} is not UTF-8 text (byte {exc.start})") from None
 
 
 class UsageError(Exception):
@@ -113,9 +179,9 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 
 
 def _cmd_perft(args: argparse.Namespace) -> int:
+    if not 0 <= args.depth <= MAX_PERFT_DEPTH:
+        raise ValueError(f"bad depth {args.depth} (must be 0 to {MAX_PERFT_DEPTH})")
     board = board_from_args(args)
-    if args.depth < 0:
-        raise ValueError(f"bad depth {args.depth} (must be 0 or more)")
     if args.divide and args.depth >= 1:
         total = 0
         for move in board.legal_moves:
@@ -133,21 +199,13 @@ def _cmd_perft(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    if args.file == "-":
-        text = sys.stdin.read()
-    else:
-        try:
-            with open(args.file, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as exc:
-            raise ValueError(f"cannot read {args.file}: {exc.strerror}") from None
+    text = read_record(args.file)
     options = options_from_args(args)
     try:
         result = replay(args.variant, tokenize(text), options, position=args.position,
                         turn=args.turn, continue_past_end=args.continue_past_end)
     except ReplayError as exc:
-        print(f"tafl-engine: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT if exc.malformed else EXIT_ILLEGAL
+        return report_bad_input(exc, "tafl-engine: ", EXIT_BAD_INPUT if exc.malformed else EXIT_ILLEGAL)
     for line in summary_lines(result):
         print(line)
     return 0
@@ -168,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("perft", help="count the leaves of the move tree")
     add_board_arguments(p)
-    p.add_argument("--depth", type=int, required=True)
+    p.add_argument("--depth", type=ascii_int, required=True)
     p.add_argument("--divide", action="store_true", help="also the count below each root move")
     p.set_defaults(func=_cmd_perft)
 
@@ -187,12 +245,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return int(args.func(args) or 0)
-    except UsageError as exc:
-        print(f"tafl-engine: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except ValueError as exc:
-        print(f"tafl-engine: error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    except (UsageError, ValueError) as exc:
+        return report_bad_input(exc)
+    except (RecursionError, OverflowError, MemoryError) as exc:   # a limit missed above: still one line
+        return report_bad_input(f"input too large ({type(exc).__name__})")
     except BrokenPipeError:
         return 0
 

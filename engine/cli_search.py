@@ -23,21 +23,23 @@ from dataclasses import replace
 from .levels import LEVEL_NAMES, get_level
 
 
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"bad number {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+#: the longest think a command line may ask for (a museum's slowest level is seconds)
+MAX_THINK_S = 600.0
+
+
+def _think_seconds(text: str) -> float:
+    from .cli import ascii_float
+
+    value = ascii_float(text)
+    if not 0 < value <= MAX_THINK_S:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most {MAX_THINK_S:g} s, got {text}")
     return value
 
 
 def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"bad integer {text!r}") from None
+    from .cli import ascii_int
+
+    value = ascii_int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
     return value
@@ -45,7 +47,7 @@ def _non_negative_int(text: str) -> int:
 
 def add_commands(subparsers: "argparse._SubParsersAction") -> None:
     """Registers ``bestmove`` and ``otep`` on the ``tafl-engine`` subparsers."""
-    from .cli import add_board_arguments
+    from .cli import add_board_arguments, ascii_int
 
     p = subparsers.add_parser("bestmove", help="the engine's move for a position (last line)")
     add_board_arguments(p)
@@ -53,18 +55,18 @@ def add_commands(subparsers: "argparse._SubParsersAction") -> None:
                    help="moves already played from --position (or the start), space separated; "
                         "they give the repetition history")
     p.add_argument("--level", default="medium", choices=LEVEL_NAMES)
-    p.add_argument("--time", type=_positive_float, default=None,
+    p.add_argument("--time", type=_think_seconds, default=None,
                    help="seconds to think (default: the level's time)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the level's randomness")
+    p.add_argument("--seed", type=ascii_int, default=0, help="seed of the level's randomness")
     p.add_argument("--nodes", type=_non_negative_int, default=None,
                    help="stop after this many nodes (reproducible; 0 = no cap)")
     p.set_defaults(func=_cmd_bestmove)
 
     p = subparsers.add_parser("otep", help="speak the OpenTafl Engine Protocol on stdin/stdout")
     p.add_argument("--level", default="hard", choices=LEVEL_NAMES)
-    p.add_argument("--time", type=_positive_float, default=None,
+    p.add_argument("--time", type=_think_seconds, default=None,
                    help="seconds per move at most (default: the level's; a game clock can lower it)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=ascii_int, default=0)
     p.set_defaults(func=_cmd_otep)
 
 

@@ -18,14 +18,21 @@ first (OpenTafl's row y=0 is named ``a1``), as our own OTN does.
 
 Rules records (opentafl-notation-spec.txt, section 3) are matched, after
 filling in the spec's defaults, against the records of our own variants
-(``VARIANT_RECORDS``); OpenTafl's own Copenhagen record is one of them. A
-record that matches none gets ``error -1 rules not supported: ...`` (a
-critical error: OpenTafl ends the game rather than let us play wrong rules).
+(``VARIANT_RECORDS``); OpenTafl's own Copenhagen record is one of them. The
+entries OTN uses for rules our variants have as options (``tfr`` repetition,
+``sw`` / ``swf`` shieldwall) become those options (``HOST_OPTIONS``), read as
+OpenTafl's RulesSerializer and GameState read them, so the Board referees the
+game as the host does. Every other entry must be one we know and equal to
+ours. A record we cannot play exactly gets ``error -1 rules not supported:
+...`` (a critical error: OpenTafl ends the game rather than let us play wrong
+rules); nothing is ever silently replaced by our own rule.
 
 Design: ``OtepSession`` is pure (a line in, lines out, the search injected) so
 tests can drive it without pipes; ``run_stdio`` wraps it with a reader thread
-so a ``play`` can wait for the ``clock`` line that follows it, and is the only
-function that touches stdin/stdout.
+and is the only function that touches stdin/stdout. A ``play`` is searched at
+once: OpenTafl sends ``clock`` before ``play`` in timed games and none at all
+in untimed ones, so there is nothing to wait for (a ``clock`` already read
+right after ``play``, in the spec text's order, is still taken first).
 """
 from __future__ import annotations
 
@@ -54,16 +61,13 @@ RULES_DEFAULTS: dict[str, str] = {
     # these defaults: speed limits (-1 = none) and who may re-enter a special space
     "spd": "-1", "corre": "tcnkTCNK", "cenre": "tcnkTCNK", "aforre": "tcnkTCNK", "dforre": "tcnkTCNK",
 }
-#: entries compared when matching a record to a variant. ``tfr`` is left out on
-#: purpose: OpenTafl's Copenhagen record says ``tfr:w`` while the Copenhagen
-#: text makes the third repetition a defenders' loss; the engine plays its own
-#: repetition rule, which is stricter than either reading. ``swf`` is left out
-#: because OpenTafl ships Copenhagen both with and without it. ``name`` is a label.
+#: entries compared when matching a record to a variant (``tfr``, ``sw`` and
+#: ``swf`` become rule options instead, see HOST_OPTIONS; ``name`` is a label).
 COMPARED_KEYS: tuple[str, ...] = (
     "dim", "esc", "surf", "atkf", "ka", "ks", "kj", "cor", "cen", "afor", "dfor",
     "corh", "cenh", "cenhe", "aforh", "dforh", "corp", "cenp", "aforp", "dforp",
     "cors", "cens", "afors", "dfors", "corre", "cenre", "aforre", "dforre",
-    "sw", "efe", "ber", "linc", "spd", "start",
+    "efe", "ber", "linc", "spd", "start",
 )
 _PIECE_TYPES = "tTK"      # the only piece kinds our variants have
 _PIECE_LIST_KEYS = frozenset({
@@ -74,6 +78,26 @@ _PIECE_LIST_KEYS = frozenset({
 _FORT_KEYS = {"afor": ("aforh", "aforp", "afors", "aforre"),
               "dfor": ("dforh", "dforp", "dfors", "dforre")}
 _KS_ALIASES = {"y": "s", "n": "w"}   # older records wrote king strength as yes/no
+#: entries that need no check: jump modes of piece kinds no variant of ours has
+#: (knights, commanders, mercenaries, guards; a start holding one matches no variant)
+_MOOT_KEYS = frozenset({"nj", "cj", "mj", "gj"})
+KNOWN_KEYS = frozenset(RULES_DEFAULTS) | {"dim", "name", "start", "starti"} | _MOOT_KEYS
+
+#: OTN entry -> (our rules option, OTN value -> option value), as OpenTafl means them:
+#: tfr (GameState.checkVictory): w = the side to move after the third occurrence wins
+#: (whoever made it loses), l = the side that made it wins, d = draw, i = no result.
+#: OpenTafl's RulesSerializer reads any other tfr value as d; it never writes "n", so
+#: "n" is read as it reads it (a draw), any other value is refused.
+#: sw: s = strong (a corner closes an end), w = weak, n = none; swf (flanking
+#: required): y = only a piece moving onto the edge to close an end captures,
+#: n = any move that leaves a closed row captures (OpenTafl reads every value but y as n;
+#: values other than y and n are refused here).
+HOST_OPTIONS: dict[str, tuple[str, dict[str, str]]] = {
+    "tfr": ("repetition", {"w": "mover_loses", "l": "mover_wins", "d": "draw", "i": "ignored",
+                           "n": "draw"}),
+    "sw": ("shieldwall", {"s": "strong", "w": "weak", "n": "none"}),
+    "swf": ("shieldwall_flank", {"y": "true", "n": "false"}),
+}
 
 
 def parse_rules_record(text: str) -> dict[str, str]:
@@ -94,23 +118,27 @@ def parse_rules_record(text: str) -> dict[str, str]:
     return entries
 
 
-def _normalize_position(text: str) -> str:
-    """An OTN position with empty runs re-counted (so '11' and '5 6' compare equal)."""
-    rows = [r for r in text.strip().split("/") if r != ""]
-    out = []
-    for row in rows:
-        cells: list[str] = []
-        for tok in re.findall(r"\d+|.", row):
-            cells.extend(["."] * int(tok) if tok.isdigit() else [tok])
-        out.append("".join(cells))
-    return "/".join(out)
+def _normalize_position(text: str, size: int) -> str:
+    """An OTN position re-written by our writer (so '11' and '5 6' compare equal); the
+    parser's checks apply (ValueError), so a hostile record cannot make us allocate much."""
+    from .otn import format_position, parse_position
+
+    return format_position(parse_position(text, size), size)
+
+
+def _dimension(text: str) -> int:
+    from .otn import MAX_SIZE, MIN_SIZE
+
+    if not (text.isascii() and text.isdigit() and len(text) <= 2 and MIN_SIZE <= int(text) <= MAX_SIZE):
+        raise ValueError(f"dim:{text[:20]} is not a board size ({MIN_SIZE} to {MAX_SIZE})")
+    return int(text)
 
 
 def normalize_rules(entries: dict[str, str]) -> dict[str, Any]:
     """Entries with the spec's defaults filled in, in comparable form."""
     full = dict(RULES_DEFAULTS)
     full.update(entries)
-    dim = int(full["dim"])
+    dim = _dimension(full["dim"])
     out: dict[str, Any] = {}
     for key in COMPARED_KEYS:
         value = full.get(key, "")
@@ -121,7 +149,7 @@ def normalize_rules(entries: dict[str, str]) -> dict[str, Any]:
                 # inverted record: last rank first
                 rows = [r for r in entries["starti"].split("/") if r]
                 value = "/" + "/".join(reversed(rows)) + "/"
-            out[key] = _normalize_position(value)
+            out[key] = _normalize_position(value, dim)
         elif key in ("cor", "cen", "afor", "dfor"):
             out[key] = _space_list(key, value, dim)
         elif key in _PIECE_LIST_KEYS:
@@ -192,9 +220,68 @@ def variant_record(variant: str) -> str:
     return " ".join(parts)
 
 
-def match_rules(text: str) -> str:
-    """Our variant for an OTN rules record; ValueError (with the reason) when none plays it."""
+@dataclass(frozen=True)
+class HostRules:
+    """What a host's rules record asks for: one of our variants, with rule options."""
+
+    variant: str
+    options: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def options_dict(self) -> dict[str, str]:
+        return dict(self.options)
+
+    def describe(self) -> str:
+        """``copenhagen`` plus the options that differ from the variant's own rules."""
+        from .rules import VARIANTS
+
+        spec = VARIANTS[self.variant]
+        changed = [f"{k}={v}" for k, v in self.options
+                   if spec.option(k) is None or spec.option(k).default != v]   # type: ignore[union-attr]
+        return self.variant + (f" ({' '.join(changed)})" if changed else "")
+
+
+def host_options(entries: dict[str, str], variant: str) -> dict[str, str]:
+    """The rules options of ``variant`` that the record's tfr / sw / swf entries ask for.
+
+    Raises ValueError when a value is not one OpenTafl defines, or when the
+    variant has no such option and the record asks for something other than
+    what the variant plays.
+    """
+    from .rules import VARIANTS
+
+    spec = VARIANTS[variant]
+    full = dict(RULES_DEFAULTS)
+    full.update(entries)
+    if full["sw"] == "n":
+        full.pop("swf")        # flanking means nothing without shieldwalls
+    out: dict[str, str] = {}
+    for key, (option, values) in HOST_OPTIONS.items():
+        if key not in full:
+            continue
+        raw = full[key]
+        if raw not in values:
+            raise ValueError(f"{key}:{raw} is not a value OpenTafl defines "
+                             f"(known: {', '.join(sorted(values))})")
+        ospec = spec.option(option)
+        wanted = values[raw]
+        if ospec is None:
+            if (key, raw) not in (("sw", "n"), ("swf", "y")):
+                raise ValueError(f"{key}:{raw}: {variant} has no {option} rule to set")
+            continue
+        if wanted not in ospec.values:
+            raise ValueError(f"{key}:{raw} ({option} {wanted}) is not a rule {variant} can play")
+        out[option] = wanted
+    return out
+
+
+def match_rules(text: str) -> HostRules:
+    """Our variant and options for an OTN rules record; ValueError (with the reason) when none plays it."""
     entries = parse_rules_record(text)
+    unknown = sorted(set(entries) - KNOWN_KEYS)
+    if unknown:
+        raise ValueError(f"unknown rules entr{'y' if len(unknown) == 1 else 'ies'} "
+                         f"{', '.join(unknown)}")
     name = entries.get("name", "").strip().lower()
     for key, bad in (("ber", "n"), ("kj", "n")):
         if entries.get(key, bad) != bad:
@@ -204,7 +291,8 @@ def match_rules(text: str) -> str:
         if variant in _NAMED_ONLY and name != variant:
             continue
         if normalize_rules(parse_rules_record(variant_record(variant))) == wanted:
-            return variant
+            options = host_options(entries, variant)
+            return HostRules(variant, tuple(sorted(options.items())))
     diffs = []
     ours = normalize_rules(parse_rules_record(VARIANT_RECORDS["copenhagen"]))
     for key in COMPARED_KEYS:
@@ -216,7 +304,7 @@ def match_rules(text: str) -> str:
 
 # --------------------------------------------------------------------------- moves
 
-_SIMPLE = re.compile(r"^[tTkKnNcC]?([a-s]\d{1,2})[-=^]+([a-s]\d{1,2})")
+_SIMPLE = re.compile(r"^[tTkKnNcC]?([a-s][1-9][0-9]?)[-=^]+([a-s][1-9][0-9]?)")
 
 
 def simple_move(text: str) -> str:
@@ -255,6 +343,7 @@ class OtepSession:
         self.level = get_level(self.settings.level)
         self.search = search
         self.variant: str | None = None
+        self.options: dict[str, str] = {}     # the rules options the host's record asks for
         self.board: Any = None
         self.side: str | None = None
         self.clocks: tuple[GameClock, GameClock] | None = None
@@ -276,11 +365,12 @@ class OtepSession:
         from .board import Board
 
         if position is None:
-            return Board(self.variant)
-        return Board.from_otn(self.variant, position, turn=turn)
+            return Board(self.variant, self.options)
+        return Board.from_otn(self.variant, position, turn=turn, options=self.options)
 
     def _positions_equal(self, a: str, b: str) -> bool:
-        return _normalize_position(a) == _normalize_position(b)
+        size = self._need_board().size
+        return _normalize_position(a, size) == _normalize_position(b, size)
 
     # -- the commands
     def handle(self, line: str) -> list[str]:
@@ -293,27 +383,30 @@ class OtepSession:
         rest = rest.strip()
         handler = getattr(self, "_cmd_" + cmd.replace("-", "_"), None)
         if handler is None:
-            return [f"status ignored unknown command {cmd!r}"]
+            return [f"status ignored unknown command {cmd[:40]!r}"]
         if cmd not in ("position", "side"):
             self._side_follows_position = False
         try:
             return handler(rest)
         except ValueError as exc:
-            return [f"error 0 {exc}"]
+            return [f"error 0 {str(exc)[:300]}"]
+        except Exception as exc:    # a bug must not end the engine while OpenTafl waits on it
+            return [f"error 0 internal error on {cmd}: {type(exc).__name__}: {str(exc)[:200]}"]
 
     def _cmd_hello(self, rest: str) -> list[str]:
         return []
 
     def _cmd_rules(self, rest: str) -> list[str]:
         try:
-            self.variant = match_rules(rest)
+            host = match_rules(rest)
         except ValueError as exc:
             self.variant = None
             self.board = None
             return [f"error -1 rules not supported: {exc}"]
+        self.variant, self.options = host.variant, host.options_dict
         self.board = self._new_board()
         self.finished = False
-        return [f"status playing {self.variant}"]
+        return [f"status playing {host.describe()}"]
 
     def _need_board(self) -> Any:
         if self.board is None:
@@ -397,8 +490,9 @@ class OtepSession:
     def _cmd_play(self, rest: str) -> list[str]:
         """Answer with ``move <from-to>``: always, since OpenTafl waits for it with our clock running.
 
-        When our board says the game is already over (our repetition rule is
-        stricter than OpenTafl's ``tfr``, for instance) OpenTafl still wants a
+        When our board says the game is already over (after a resynchronised
+        position lost the history, or where our edge-fort reading and the
+        host's differ) OpenTafl still wants a
         move, so we search the same position without its history; only a
         position with no move at all gets a critical error (OpenTafl then
         resigns for us) instead of a silence that would hang the game.
@@ -502,13 +596,14 @@ def _ascii(text: str) -> str:
 
 
 def run_stdio(settings: OtepSettings, stdin: TextIO | None = None, stdout: TextIO | None = None,
-              search: SearchFn = default_search, clock_wait_s: float = 0.25) -> int:
+              search: SearchFn = default_search) -> int:
     """Speak OTEP on stdin/stdout until ``goodbye`` or end of input.
 
     Only protocol lines go to stdout, one per ``\n``, flushed at once; nothing
-    is ever logged there. ``clock`` and ``play`` come together: OpenTafl's code
-    sends ``clock`` first, the spec text puts it right after ``play``; so a
-    ``play`` with no fresh clock waits up to ``clock_wait_s`` for one.
+    is ever logged there. A ``play`` is answered at once, with no wait for a
+    ``clock`` (OpenTafl sends its clock before ``play``, and none in untimed
+    games); a ``clock`` line that has already arrived right after ``play`` (the
+    spec text's order) is taken first, without waiting for one.
     """
     inp = stdin if stdin is not None else sys.stdin
     out = stdout if stdout is not None else sys.stdout
@@ -529,25 +624,20 @@ def run_stdio(settings: OtepSettings, stdin: TextIO | None = None, stdout: TextI
     send(session.greeting())
     threading.Thread(target=reader, name="otep-reader", daemon=True).start()
     if search is default_search:
-        from . import search as _warm  # noqa: F401  (import now, not on our first clock)
+        from . import search as _warm  # noqa: F401  (import now, not on our first play)
+    held: "list[str | None]" = []         # a line read ahead after a play, handled next
     while not session.done:
-        raw = lines.get()
+        raw = held.pop() if held else lines.get()
         if raw is None:
             break
         if raw.strip().lower().startswith("play") and not session.clock_fresh:
             try:
-                nxt = lines.get(timeout=clock_wait_s)
+                nxt = lines.get_nowait()          # never waits: only what is already here
             except queue.Empty:
                 nxt = ""
-            if nxt is None:
-                send(session.handle(raw))
-                break
-            if nxt.strip().lower().startswith("clock"):
+            if nxt is not None and nxt.strip().lower().startswith("clock"):
                 send(session.handle(nxt))
-                send(session.handle(raw))
-            else:
-                send(session.handle(raw))
-                send(session.handle(nxt))
-            continue
+            elif nxt != "":
+                held.append(nxt)
         send(session.handle(raw))
     return 0

@@ -24,7 +24,7 @@ class ReplayError(ValueError):
     """An illegal or malformed move; `ply` is 1-based, `reason` one line."""
 
     def __init__(self, ply: int, text: str, reason: str, *, malformed: bool = False) -> None:
-        super().__init__(f"ply {ply} ({text}): {reason}")
+        super().__init__(f"ply {ply} ({text if len(text) <= 40 else text[:40] + '...'}): {reason}")
         self.malformed = malformed     # bad notation (exit 2) rather than an illegal move (exit 1)
         self.ply = ply
         self.text = text
@@ -69,7 +69,8 @@ def replay(variant: str, moves: list[str], options: dict[str, object] | None = N
     for ply, text in enumerate(moves, start=1):
         if text.lower() in STOP_WORDS:
             if ply != len(moves):
-                raise ReplayError(ply, text, f"{text!r} must be the last word of the record")
+                raise ReplayError(ply, text, f"{text!r} must be the last word of the record",
+                                  malformed=True)
             result.stopped_by = text.lower()
             result.notes.append(f"{board.turn.value} {text.lower()} at ply {ply}")
             break

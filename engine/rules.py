@@ -47,9 +47,35 @@ class VariantSpec:
 
 _BOOL = ("false", "true")
 
+#: What a third occurrence of a position does. The first value of each variant's
+#: option is its own rule (docs/rules.md); the others exist so that a host's
+#: rules record (OpenTafl's ``tfr``) can be played as the host referees it.
+REPETITION_RULES = ("defenders_lose", "forbidden", "draw", "mover_loses", "mover_wins", "ignored")
+
+
+def _repetition_option(own: str) -> OptionSpec:
+    others = tuple(v for v in REPETITION_RULES if v not in (own, "defenders_lose", "forbidden"))
+    return OptionSpec("repetition", (own,) + others,
+                      "third occurrence of a position: the variant's own rule first; for hosts' "
+                      "records (OpenTafl tfr): draw (d), mover_loses (w: the side that repeats "
+                      "loses), mover_wins (l), ignored (i)")
+
+
+#: Copenhagen's shieldwall as the user's text has it (first values), and as OpenTafl's
+#: ``sw`` / ``swf`` entries can ask for it.
+_SHIELDWALL_OPTIONS = (
+    OptionSpec("shieldwall", ("strong", "weak", "none"),
+               "strong: a corner may close an end of the row (the text); weak: only pieces "
+               "close it (OpenTafl sw:w); none: no shieldwall (sw:n)"),
+    OptionSpec("shieldwall_flank", ("true", "false"),
+               "true: only the move that closes an end captures (the text; OpenTafl swf:y); "
+               "false: any move that leaves a closed row captures (swf:n)"),
+)
+
 VARIANTS: dict[str, VariantSpec] = {
     "copenhagen": VariantSpec(
-        "copenhagen", "Copenhagen hnefatafl 11x11", 11, "docs/rule-texts/copenhagen.txt"),
+        "copenhagen", "Copenhagen hnefatafl 11x11", 11, "docs/rule-texts/copenhagen.txt",
+        (_repetition_option("defenders_lose"),) + _SHIELDWALL_OPTIONS),
     "york": VariantSpec(
         "york", "Hnefatafl after David Brown (York 1980), 11x11", 11,
         "docs/rule-texts/york-brown.txt",
@@ -59,9 +85,11 @@ VARIANTS: dict[str, VariantSpec] = {
             OptionSpec("corner_escape", _BOOL,
                        "option b: the king wins only on a corner; corners closed to others, "
                        "hostile to attackers"),
+            _repetition_option("draw"),
         )),
     "tablut": VariantSpec(
-        "tablut", "Tablut (Linnaeus, reconstructed), 9x9", 9, "docs/rule-texts/tablut.txt"),
+        "tablut", "Tablut (Linnaeus, reconstructed), 9x9", 9, "docs/rule-texts/tablut.txt",
+        (_repetition_option("forbidden"),)),
     "tawlbwrdd": VariantSpec(
         "tawlbwrdd", "Throw Board (tawlbwrdd), 11x11", 11, "docs/rule-texts/throw-board.txt",
         (
@@ -73,6 +101,7 @@ VARIANTS: dict[str, VariantSpec] = {
             OptionSpec("corner_escape", _BOOL, "variation 5: the king wins only on a corner"),
             OptionSpec("layout", ("bell", "lewis"),
                        "start layout: bell (OpenTafl's Tawlbwrdd record) or lewis (the cross)"),
+            _repetition_option("draw"),
         )),
 }
 
@@ -136,9 +165,11 @@ class Rules:
     hostile_to_king: frozenset[int] = frozenset()
     king_sandwich: bool = False                  # York rule 10
     shieldwall: bool = False
+    shieldwall_corners: bool = True              # an empty corner closes an end of the row
+    shieldwall_flank_only: bool = True           # only a move closing an end captures
     edge_fort: bool = False
     encirclement: bool = False                   # Copenhagen; York rule 9
-    repetition: str = "draw"                     # "defenders_lose" | "forbidden" | "draw"
+    repetition: str = "draw"                     # one of REPETITION_RULES
     stop_between_dies: bool = False              # Throw Board rule 4 (the king may rest, rule 5)
     no_move_loses: bool = True
     raichi: bool = True                          # announce free paths to an escape square
@@ -199,7 +230,9 @@ def _build(variant: str, options: tuple[tuple[str, str], ...]) -> Rules:
             nonking_no_stop=special, escape="corner", king_armed="yes",
             hostile_to_attackers=special, hostile_to_defenders=special,
             king_capture="four", hostile_to_king=frozenset({throne}),
-            shieldwall=True, edge_fort=True, encirclement=True, repetition="defenders_lose")
+            shieldwall=opt["shieldwall"] != "none", shieldwall_corners=opt["shieldwall"] == "strong",
+            shieldwall_flank_only=opt["shieldwall_flank"] == "true",
+            edge_fort=True, encirclement=True, repetition=opt["repetition"])
     if variant == "york":
         n = 11
         centre, corners = parse_square("f6", n), _squares(n, "a1 k1 a11 k11")
@@ -212,7 +245,7 @@ def _build(variant: str, options: tuple[tuple[str, str], ...]) -> Rules:
             king_armed=opt["king_armed"],
             hostile_to_attackers=corners if corner_escape else frozenset(),
             king_capture="four", hostile_to_king=frozenset({centre}),
-            king_sandwich=True, encirclement=True, repetition="draw")
+            king_sandwich=True, encirclement=True, repetition=opt["repetition"])
     if variant == "tablut":
         n = 9
         castle = parse_square("e5", n)
@@ -224,7 +257,7 @@ def _build(variant: str, options: tuple[tuple[str, str], ...]) -> Rules:
             nonking_blocked=frozenset({castle}), king_blocked=frozenset({castle}),
             escape="edge", king_armed="yes",
             king_capture="four", hostile_to_king=all_camps | {castle},
-            repetition="forbidden")
+            repetition=opt["repetition"])
     if variant == "tawlbwrdd":
         n = 11
         throne, corners = parse_square("f6", n), _squares(n, "a1 k1 a11 k11")
@@ -239,7 +272,7 @@ def _build(variant: str, options: tuple[tuple[str, str], ...]) -> Rules:
             hostile_to_attackers=hostile_corners, hostile_to_defenders=hostile_corners,
             king_capture="four" if four else "custodial",
             hostile_to_king=frozenset({throne}) if four else hostile_corners,
-            stop_between_dies=True, repetition="draw")
+            stop_between_dies=True, repetition=opt["repetition"])
     raise ValueError(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
 
 
@@ -249,5 +282,5 @@ def rules_for(variant: str, options: dict[str, object] | None = None) -> Rules:
     return _build(variant, tuple(sorted(norm.items())))
 
 
-__all__ = ["Rules", "VARIANTS", "VariantSpec", "OptionSpec", "rules_for", "normalize_options",
+__all__ = ["Rules", "VARIANTS", "REPETITION_RULES", "VariantSpec", "OptionSpec", "rules_for", "normalize_options",
            "HNEFATAFL_START", "TABLUT_START", "TAWLBWRDD_LAYOUTS", "FILES"]

@@ -60,10 +60,17 @@ def square_name(sq: int, size: int) -> str:
 
 
 def parse_square(name: str, size: int) -> int:
-    """`a1` -> `0`; raises ValueError naming the bad text."""
+    """`a1` -> `0`; raises ValueError naming the bad text.
+
+    The rank is one or two ASCII digits without a leading zero (`d01`, `d١`
+    and `d 1` are refused, not read as `d1`).
+    """
     text = name.strip().lower()
-    if len(text) < 2 or text[0] not in FILES[:size] or not text[1:].isdigit():
-        raise ValueError(f"bad square {name!r} for a {size}x{size} board")
+    digits = text[1:]
+    if (not 2 <= len(text) <= 3 or text[0] not in FILES[:size] or not digits.isascii()
+            or not digits.isdigit() or digits[0] == "0"):
+        shown = repr(name) if len(name) <= 20 else repr(name[:20]) + "..."
+        raise ValueError(f"bad square {shown} for a {size}x{size} board")
     file = FILES.index(text[0])
     rank = int(text[1:]) - 1
     if not 0 <= rank < size:

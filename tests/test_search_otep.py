@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine.board import Board
+from engine.types import Side
 from engine.otep import (OtepSession, OtepSettings, match_rules, parse_rules_record, run_stdio, simple_move,
                          variant_record)
 
@@ -131,13 +132,13 @@ def test_otep_plays_attackers_and_follows_an_opponent_move_list() -> None:
 # ---------------------------------------------------------------- rules records (no subprocess)
 
 def test_rules_records_of_our_variants_round_trip_and_others_are_refused() -> None:
-    assert match_rules(OPENTAFL_COPENHAGEN) == "copenhagen"
+    assert match_rules(OPENTAFL_COPENHAGEN).variant == "copenhagen"
     # spelled differently but equal after the spec's defaults
     assert match_rules("dim:11 atkf:y ka:y ks:y sw:s efe:y esc:c cor:a1,k1,a11,k11, "
                        "start:/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/"
-                       ) == "copenhagen"
+                       ).variant == "copenhagen"
     for v in ("york", "tablut", "tawlbwrdd"):
-        assert match_rules(variant_record(v)) == v
+        assert match_rules(variant_record(v)).variant == v
     with pytest.raises(ValueError, match="atkf"):
         match_rules(FETLAR)
     with pytest.raises(ValueError):
@@ -247,12 +248,12 @@ class RecordingSearch:
 
 
 def test_opentafl_copenhagen_record_and_orientation() -> None:
-    assert match_rules(OT_COPENHAGEN) == "copenhagen"
+    assert match_rules(OT_COPENHAGEN).variant == "copenhagen"
     relaxed = OT_COPENHAGEN.replace("name:Copenhagen", "name:Copenhagen_(relaxed_shieldwall)") \
                            .replace("efe:y", "swf:n efe:y")
-    assert match_rules(relaxed) == "copenhagen"
+    assert match_rules(relaxed).options_dict["shieldwall_flank"] == "false"
     # fort piece lists mean nothing without forts (spec and code disagree on dforp's default)
-    assert match_rules(OT_COPENHAGEN.replace("efe:y", "efe:y dforp:TCNK aforre:")) == "copenhagen"
+    assert match_rules(OT_COPENHAGEN.replace("efe:y", "efe:y dforp:TCNK aforre:")).variant == "copenhagen"
     for extra in ("spd:2", "spd:1,2,", "cenre:K", "ks:c", "ka:h", "surf:n", "esc:e", "cenh:"):
         with pytest.raises(ValueError):
             match_rules(OT_COPENHAGEN.replace("efe:y", "efe:y " + extra))
@@ -265,7 +266,7 @@ def test_session_copenhagen_game_as_opentafl_sends_it() -> None:
     search = RecordingSearch()
     s = OtepSession(OtepSettings(level="hard"), search)
     assert s.greeting() == ["hello"]
-    assert s.handle("rules " + OT_COPENHAGEN) == ["status playing copenhagen"]
+    assert s.handle("rules " + OT_COPENHAGEN) == ["status playing copenhagen (repetition=mover_loses)"]
     assert s.handle("side defenders") == []
     assert s.handle("start") == []
     # OpenTafl: opponent-move, then clock (before play, as its code does), then play
@@ -340,7 +341,7 @@ def test_run_stdio_takes_the_clock_sent_before_play_and_writes_only_protocol_lin
     feed = io.StringIO("rules " + OT_COPENHAGEN + "\nside attackers\nstart\n"
                        "clock 60000 60000 0 0 0 \nplay attackers\ndump 3\ngoodbye\n")
     out = io.StringIO()
-    assert run_stdio(OtepSettings(level="hard"), feed, out, search=search, clock_wait_s=5.0) == 0
+    assert run_stdio(OtepSettings(level="hard"), feed, out, search=search) == 0
     lines = out.getvalue().splitlines()
     assert lines[0] == "hello"
     assert search.seconds == [pytest.approx((60.0 - 0.3) / 30)]
@@ -395,7 +396,8 @@ def test_otep_subprocess_copenhagen_attackers_with_clock_and_analysis() -> None:
 
 
 def test_session_still_moves_when_our_board_thinks_the_game_is_over() -> None:
-    """Our repetition rule is stricter than OpenTafl's tfr:w: OpenTafl may still ask for a move."""
+    """Our board may think the game over where the host does not (a resynchronised position
+    lost its history): OpenTafl still asks for a move, and gets one."""
     search = RecordingSearch()
     s = OtepSession(OtepSettings(level="hard"), search)
     s.handle("rules " + OT_COPENHAGEN)
@@ -404,3 +406,142 @@ def test_session_still_moves_when_our_board_thinks_the_game_is_over() -> None:
     out = s.handle("play attackers")
     assert out[-1].startswith("move ")
     assert Board("copenhagen").is_legal(Board("copenhagen").parse_move(out[-1][5:]))
+
+
+# ---------------------------------------------------------------- a whole game, as OpenTafl hosts it
+#
+# ExternalEnginePlayer / ExternalEngineHost (OpenTafl 0.4.8.0b), an untimed game:
+#   host starts the engine and at once sends   rules <getOTRString>     (setGame; maybe before hello)
+#   engine                                     hello
+#   each engine turn: opponent-move <a-b> <position>  (moves since our last; none before a first move)
+#                     [clock ...] only in timed games (GameClock null: clockUpdate sends nothing)
+#                     play <attackers|defenders>
+#   engine                                     move <a-b>
+#   host                                       move <position>   or   error 2, then opponent-move
+#                                              (the prior move, the right position) and play again
+#   game over                                  finish <0..3>, then goodbye
+# The host referees with its own rules: here our Board with the options the record means.
+
+import random
+
+
+def _host_reply(board: Board, rng: random.Random) -> str:
+    """The scripted opponent: a winning move, else a capture, else a seeded random move."""
+    moves = board.legal_moves
+    scored = []
+    for mv in moves:
+        caps = board.push(mv)
+        end = board.outcome()
+        board.pop()
+        scored.append((end is not None and end.winner == board.turn, bool(caps), rng.random(), mv))
+    return board.move_to_otn(max(scored, key=lambda t: t[:3])[3]).split("x")[0]
+
+
+@pytest.mark.parametrize("record, engine_side", [
+    (OT_COPENHAGEN, "defenders"),                                        # tfr:w, sw:s
+    (OT_COPENHAGEN.replace("tfr:w ", "").replace("efe:y", "swf:n efe:y"), "attackers"),  # tfr:d swf:n
+])
+def test_otep_whole_game_with_opentafls_message_sequence(record: str, engine_side: str) -> None:
+    host = match_rules(record)
+    board = Board(host.variant, host.options_dict)          # the host's referee
+    rng = random.Random(7)
+    eng = Engine("otep", "--level", "easy", "--time", "0.05", "--seed", "3")
+    replies: list[str] = []
+
+    def until_move() -> str:
+        """Every line up to the engine's move: only status lines may come before it."""
+        while True:
+            line = eng.lines.get(timeout=30)
+            assert line is not None, "the engine exited mid-game"
+            replies.append(line)
+            if line.startswith("move "):
+                return line[5:]
+            assert line.startswith("status "), line
+            assert "resynchronised" not in line and "failed" not in line, line
+
+    try:
+        eng.send("rules " + record)                         # before hello, as setGame does
+        assert eng.lines.get(timeout=30) == "hello"
+        assert eng.lines.get(timeout=30) == f"status playing {host.describe()}"
+        last_opponent: str | None = None
+        refused_once = False
+        while board.outcome() is None and board.ply < 400:
+            if board.turn.value != engine_side:
+                last_opponent = _host_reply(board, rng)
+                board.push(board.parse_move(last_opponent))
+                continue
+            if last_opponent is not None:
+                eng.send(f"opponent-move {last_opponent} {board.position_otn()}")
+            eng.send(f"play {engine_side}")
+            text = until_move()
+            assert JAVA_MOVE.match(text), text
+            mv = board.parse_move(text)                     # raises if illegal for the host
+            if not refused_once and last_opponent is not None:
+                refused_once = True                         # the host refuses it once: error 2
+                eng.send("error 2")
+                eng.send(f"opponent-move {last_opponent} {board.position_otn()}")
+                eng.send(f"play {engine_side}")
+                text = until_move()
+                mv = board.parse_move(text)
+            board.push(mv)
+            eng.send(f"move {board.position_otn()}")
+        end = board.outcome()
+        code = 0 if end is None else 1 if end.winner is None else 2 if end.winner == Side.ATTACKERS else 3
+        eng.send(f"finish {code}")
+        eng.send("goodbye")
+        assert eng.close() == 0
+        rest = []
+        while (line := eng.lines.get(timeout=5)) is not None:
+            rest.append(line)
+        assert all(line.startswith("status ") for line in rest), rest
+        assert not any(line.startswith("error") for line in replies + rest)
+        assert end is not None and refused_once          # the game was played to its end
+    finally:
+        if eng.proc.poll() is None:
+            eng.proc.kill()
+
+
+def test_run_stdio_searches_a_play_without_a_clock_at_once() -> None:
+    """No fixed wait: the search starts as soon as ``play`` is read (the old loop waited 0.25 s
+    for a clock that an untimed OpenTafl game never sends). The gap is logged by the search
+    itself; the bound is far above a queue hand-off and below the old wait."""
+    import io
+    import time
+
+    started = threading.Event()
+    log: dict[str, float] = {}
+
+    class Search(RecordingSearch):
+        def __call__(self, board, level, seconds, seed):
+            log["search"] = time.monotonic()
+            started.set()
+            return super().__call__(board, level, seconds, seed)
+
+    def feed():
+        yield "rules " + OT_COPENHAGEN + "\n"
+        log["play"] = time.monotonic()
+        yield "play attackers\n"
+        started.wait(10)                 # the host sends nothing more until it has a move
+        yield "goodbye\n"
+
+    out = io.StringIO()
+    search = Search()
+    assert run_stdio(OtepSettings(level="hard"), feed(), out, search=search) == 0
+    assert search.seconds == [4.0]                      # the level's time: there is no clock
+    assert log["search"] - log["play"] < 0.2
+    assert [line for line in out.getvalue().splitlines() if line.startswith("move ")]
+
+
+def test_hostile_lines_get_an_error_and_the_session_goes_on() -> None:
+    s = OtepSession(OtepSettings(level="easy"), RecordingSearch())
+    for line in ("rules dim:99999 start:/1/", "rules dim:\u0661\u0661 " + OT_COPENHAGEN[7:],
+                 "rules " + OT_COPENHAGEN.replace("/11/", "/100000000/", 1)):
+        out = s.handle(line)
+        assert len(out) == 1 and out[0].startswith("error -1 rules not supported"), out
+    assert s.handle("rules " + OT_COPENHAGEN)[0].startswith("status playing")
+    for line in ("position /100000000/" + "11/" * 10, "position " + "9" * 5000,
+                 "opponent-move d01-d3 " + AFTER_D1_D3.replace("/3t7/", "/3t07/"), "side \u0661"):
+        out = s.handle(line)
+        assert len(out) == 1 and out[0].startswith("error 0") and len(out[0]) < 400, out
+    assert s.board.position_otn() == Board("copenhagen").position_otn()
+    assert s.handle("play attackers")[-1].startswith("move ")
