@@ -1,13 +1,10 @@
 """bench/otep_match.py referees real OTEP engine processes with our Board."""
 from __future__ import annotations
 
-import importlib.util
 import sys
-from pathlib import Path
 
+from bench_helpers import load_bench
 from engine.board import Board
-
-REPO = Path(__file__).resolve().parents[1]
 ENGINE = f"{sys.executable} -m engine otep --level easy --time 0.1"
 #: an engine that says hello and then always proposes the same (illegal) move
 BAD_ENGINE = (f"{sys.executable} -c \"import sys\nprint('hello', flush=True)\n"
@@ -15,11 +12,7 @@ BAD_ENGINE = (f"{sys.executable} -c \"import sys\nprint('hello', flush=True)\n"
 
 
 def _match():
-    spec = importlib.util.spec_from_file_location("bench_otep_match", REPO / "bench" / "otep_match.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_otep_match"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("otep_match")
 
 
 def test_a_short_game_between_two_engines_replays_legally() -> None:

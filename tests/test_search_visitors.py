@@ -1,23 +1,10 @@
 """The visitor models of bench/visitor_players.py play as their definitions say."""
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-from pathlib import Path
 
+from bench_helpers import load_bench as _load
 from engine.board import Board
-
-REPO = Path(__file__).resolve().parents[1]
-
-
-def _load(name: str):
-    sys.path.insert(0, str(REPO / "bench"))
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", REPO / "bench" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[f"bench_{name}"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_beginner_takes_an_escape_when_it_sees_one() -> None:
