@@ -5,7 +5,8 @@
         --games 20 --time 5 [--random-plies 2] [--no-repetition-end] [--max-plies 200] \\
         [--rules "<OTN rules record>"] [--clock] [--seed 1] [--record games.jsonl]
 
-Each engine is a command line speaking the OpenTafl Engine Protocol
+Without arguments (as bench/run_all.py calls it) our Hard plays our Medium, two
+games at 1 s per move. Each engine is a command line speaking the OpenTafl Engine Protocol
 (opentafl-engine-protocol.txt), started once and kept for the whole match
 (``finish`` then a new ``rules`` starts the next game). ``{time}`` in a
 command is replaced by ``--time`` (the seconds per move); ``--clock`` also
@@ -79,7 +80,7 @@ class OtepEngine:
     def start(self, hello_timeout_s: float = 30.0) -> None:
         self.proc = subprocess.Popen(shlex.split(self.command), cwd=REPO, text=True, bufsize=1,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL)
+                                     stderr=subprocess.DEVNULL, start_new_session=True)
         self.lines = queue.Queue()
         threading.Thread(target=self._read, args=(self.proc, self.lines), daemon=True).start()
         deadline = time.monotonic() + hello_timeout_s
@@ -152,7 +153,7 @@ class OtepEngine:
             if self.alive():
                 self.send("goodbye")
             self.proc.wait(timeout=5)
-        except (EngineGone, subprocess.TimeoutExpired):
+        except (EngineGone, subprocess.TimeoutExpired, KeyboardInterrupt):
             self.proc.kill()
             self.proc.wait()
         self.proc = None
@@ -311,12 +312,14 @@ def summarize(results: list[GameRecord], name_a: str, name_b: str,
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--a", required=True, help="engine A's command line ({time} = --time)")
-    p.add_argument("--b", required=True, help="engine B's command line")
+    p.add_argument("--a", default=f"{sys.executable} -m engine otep --level hard --time {{time}}",
+                   help="engine A's command line ({time} = --time; default: our Hard)")
+    p.add_argument("--b", default=f"{sys.executable} -m engine otep --level medium --time {{time}}",
+                   help="engine B's command line (default: our Medium)")
     p.add_argument("--name-a", default=None)
     p.add_argument("--name-b", default=None)
     p.add_argument("--games", type=int, default=2, help="games, rounded up to an even number")
-    p.add_argument("--time", type=float, default=5.0, help="seconds per move (fills {time})")
+    p.add_argument("--time", type=float, default=1.0, help="seconds per move (fills {time})")
     p.add_argument("--clock", action="store_true", help="send a per-move clock before each play")
     p.add_argument("--forfeit-s", type=float, default=0.0,
                    help="a reply slower than this loses (default 3 x time + 15 s)")
@@ -328,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--record", default=None, help="append each game (moves, result) as a JSON line")
     p.add_argument("--log", action="store_true", help="print every protocol line")
+    p.add_argument("--max-wall", type=float, default=0.0,
+                   help="start no new game after this many seconds (0: play all games)")
     args = p.parse_args(argv)
     if args.time <= 0 or args.max_plies < 1 or args.random_plies < 0:
         p.error("--time must be > 0, --max-plies >= 1, --random-plies >= 0")
@@ -351,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
         for pair in range((args.games + 1) // 2):
             moves = opening(settings, args.seed * 7919 + pair * 104729)
             for a_attacks in (True, False):
+                if args.max_wall and time.perf_counter() - t0 > args.max_wall:
+                    break
                 for eng in (eng_a, eng_b):
                     if not eng.alive():
                         eng.start()

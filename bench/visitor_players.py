@@ -1,6 +1,6 @@
 """Reference players that model museum visitors, and how they fare against the robot's levels.
 
-    python bench/visitor_players.py [--games 10] [--visitors beginner,casual]
+    python bench/visitor_players.py [--games 40] [--visitors beginner,casual]
         [--levels easy,medium,hard] [--time-hard 4] [--nodes-hard N] [--seed 1]
 
 Two models (issue 19), so that a level is judged by how a visitor fares, not
@@ -107,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     import selfplay   # bench/selfplay.py: plays the games and keeps the statistics
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--games", type=int, default=10, help="games per level and side")
+    p.add_argument("--games", type=int, default=1,
+                   help="games per level and side (default 1: a demo, as bench/run_all.py runs it)")
     p.add_argument("--visitors", default=",".join(VISITORS))
     p.add_argument("--levels", default="easy,medium,hard")
     p.add_argument("--time-hard", type=float, default=None, help="Hard's seconds per move (default 4)")
