@@ -106,7 +106,7 @@ def _player_level(name: str, time_s: float | None, nodes: int | None, over: dict
 
 def _time_of(name: str) -> str:
     level = _player_level(name, None, None, {})
-    return "1-ply" if level is None else f"{level.time_s:g}"
+    return "1-ply, " if level is None else f"{level.time_s:g}s"
 
 
 def interval(scores: list[float]) -> tuple[float, float, float]:
@@ -168,9 +168,9 @@ def main(argv: list[str] | None = None) -> int:
             tasks.append((len(tasks), args.variant, options, args.a, args.b, args.time_a, args.time_b,
                           args.max_plies, args.random_plies, seed, a_attacks, args.nodes_a, args.nodes_b,
                           over_a, over_b))
-    print(f"{args.variant} {options or ''}: {args.a} (A, {args.time_a or _time_of(args.a)}s"
+    print(f"{args.variant} {options or ''}: {args.a} (A, {f'{args.time_a}s' if args.time_a else _time_of(args.a)}"
           f"{f', {args.nodes_a} nodes' if args.nodes_a else ''}{_describe(over_a)}) vs "
-          f"{args.b} (B, {args.time_b or _time_of(args.b)}s"
+          f"{args.b} (B, {f'{args.time_b}s' if args.time_b else _time_of(args.b)}"
           f"{f', {args.nodes_b} nodes' if args.nodes_b else ''}{_describe(over_b)}), {len(tasks)} games, "
           f"max {args.max_plies} plies, {args.random_plies} random opening plies", flush=True)
     t0 = time.perf_counter()
