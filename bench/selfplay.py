@@ -33,8 +33,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.board import Board  # noqa: E402
-from engine.levels import get_level  # noqa: E402
+from engine.levels import Level, get_level  # noqa: E402
 from engine.search import Searcher  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import visitor_players  # noqa: E402  (bench/visitor_players.py: the visitor models)
 
 
 @dataclass
@@ -61,14 +64,9 @@ def play_game(args: tuple) -> GameResult:
         if not moves or board.outcome() is not None:
             break
         board.push(sorted(moves, key=board.move_to_otn)[rng.randrange(len(moves))])
-    la = get_level(level_a).with_time(time_a)
-    lb = get_level(level_b).with_time(time_b)
-    if nodes_a:
-        la = replace(la, max_nodes=nodes_a)
-    if nodes_b:
-        lb = replace(lb, max_nodes=nodes_b)
-    la = replace(la, **over_a) if over_a else la
-    lb = replace(lb, **over_b) if over_b else lb
+    la = _player_level(level_a, time_a, nodes_a, over_a)
+    lb = _player_level(level_b, time_b, nodes_b, over_b)
+    beginner_rng = random.Random(seed + 1)
     spent = {True: 0.0, False: 0.0}
     ply = 0
     while board.outcome() is None and ply < max_plies:
@@ -77,9 +75,12 @@ def play_game(args: tuple) -> GameResult:
         level = la if a_to_move else lb
         t0 = time.perf_counter()
         # a fresh table per move, as in the kiosk (one search per process call)
-        result = Searcher(board, level, seed=seed + ply).search()
+        if level is None:   # the beginner visitor model (bench/visitor_players.py)
+            move = visitor_players.beginner_move(board, beginner_rng)
+        else:
+            move = Searcher(board, level, seed=seed + ply).search().move
         spent[a_to_move] += time.perf_counter() - t0
-        board.push(result.move)
+        board.push(move)
         ply += 1
     out = board.outcome()
     if out is None or out.winner is None:
@@ -90,6 +91,22 @@ def play_game(args: tuple) -> GameResult:
         a_won = (winner == "attackers") == a_attacks
         score = 1.0 if a_won else 0.0
     return GameResult(index, a_attacks, winner, reason, board.ply, score, spent[True], spent[False])
+
+
+def _player_level(name: str, time_s: float | None, nodes: int | None, over: dict) -> Level | None:
+    """The search level a player name stands for; None for the beginner visitor (not a search)."""
+    if name == "beginner":
+        return None
+    level = visitor_players.casual_level() if name == "casual" else get_level(name)
+    level = level.with_time(time_s)
+    if nodes:
+        level = replace(level, max_nodes=nodes)
+    return replace(level, **over) if over else level
+
+
+def _time_of(name: str) -> str:
+    level = _player_level(name, None, None, {})
+    return "1-ply, " if level is None else f"{level.time_s:g}s"
 
 
 def interval(scores: list[float]) -> tuple[float, float, float]:
@@ -113,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--variant", default="copenhagen")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
-    p.add_argument("--a", default="medium", help="level A (default medium)")
+    p.add_argument("--a", default="medium",
+                   help="level A (default medium), or a visitor model: beginner, casual")
     p.add_argument("--b", default="easy", help="level B (default easy)")
     p.add_argument("--games", type=int, default=4, help="games, rounded up to an even number")
     p.add_argument("--time-a", type=float, default=None, help="seconds per move for A (default: its level)")
@@ -137,8 +155,9 @@ def main(argv: list[str] | None = None) -> int:
         if not sep:
             p.error(f"--option {item!r} is not KEY=VALUE")
         options[key.strip()] = value.strip()
-    get_level(args.a)
-    get_level(args.b)
+    for name in (args.a, args.b):
+        if name not in visitor_players.VISITORS:
+            get_level(name)
     over_a = _overrides(args.depth_a, args.noise_a)
     over_b = _overrides(args.depth_b, args.noise_b)
     pairs = (args.games + 1) // 2
@@ -149,9 +168,9 @@ def main(argv: list[str] | None = None) -> int:
             tasks.append((len(tasks), args.variant, options, args.a, args.b, args.time_a, args.time_b,
                           args.max_plies, args.random_plies, seed, a_attacks, args.nodes_a, args.nodes_b,
                           over_a, over_b))
-    print(f"{args.variant} {options or ''}: {args.a} (A, {args.time_a or get_level(args.a).time_s}s"
+    print(f"{args.variant} {options or ''}: {args.a} (A, {f'{args.time_a}s' if args.time_a else _time_of(args.a)}"
           f"{f', {args.nodes_a} nodes' if args.nodes_a else ''}{_describe(over_a)}) vs "
-          f"{args.b} (B, {args.time_b or get_level(args.b).time_s}s"
+          f"{args.b} (B, {f'{args.time_b}s' if args.time_b else _time_of(args.b)}"
           f"{f', {args.nodes_b} nodes' if args.nodes_b else ''}{_describe(over_b)}), {len(tasks)} games, "
           f"max {args.max_plies} plies, {args.random_plies} random opening plies", flush=True)
     t0 = time.perf_counter()

@@ -1,0 +1,157 @@
+"""Reference players that model museum visitors, and how they fare against the robot's levels.
+
+    python bench/visitor_players.py [--games 40] [--visitors beginner,casual]
+        [--levels easy,medium,hard] [--time-hard 4] [--nodes-hard N] [--seed 1]
+
+Two models (issue 19), so that a level is judged by how a visitor fares, not
+only by self-play between levels:
+
+- ``beginner``: looks one ply ahead. It plays a move that wins at once (king
+  escape, king capture) when it sees one, else a capture (a safe one when
+  there is one), else a random safe move: one after which the opponent cannot
+  win at once nor capture the piece that just moved. A visitor who knows the
+  rules and grabs what is offered, with no plan.
+- ``casual``: the engine's own search at 2 plies with noise (``CASUAL_NOISE``
+  evaluation units at the root, about 3/4 of a soldier), so it sees its move
+  and the best answer to it but often prefers a merely good-looking move. A
+  visitor who has played a few games.
+
+Goal (issue 19): the beginner wins about half its games against Easy, the
+casual player about half against Medium, neither more than 1 in 20 against
+Hard, over at least 40 games per level and side. ``main`` plays every visitor
+against every level, ``--games`` per level and side (openings of 2 random
+plies, each pair of games with sides swapped), through bench/selfplay.py, and
+prints the visitor's score per level and side.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine.board import Board  # noqa: E402
+from engine.levels import Level  # noqa: E402
+from engine.types import Move, Side  # noqa: E402
+
+VISITORS: tuple[str, ...] = ("beginner", "casual")
+#: the casual player's root noise (evaluation units, ~100 = one attacker)
+CASUAL_NOISE = 75.0
+#: the casual player's think time; it stops at depth 2 long before that
+CASUAL_TIME_S = 2.0
+
+
+def casual_level() -> Level:
+    """The casual visitor as a search level: 2 plies with noise."""
+    return Level("casual", time_s=CASUAL_TIME_S, max_depth=2, noise=CASUAL_NOISE, blunder_guard=True)
+
+
+def _wins(board: Board, move: Move, me: Side) -> bool:
+    board.push_unchecked(move)
+    end = board.outcome()
+    board.pop()
+    return end is not None and end.winner == me
+
+
+def is_safe(board: Board, move: Move) -> bool:
+    """After ``move`` the opponent cannot win at once nor capture the piece that moved.
+
+    Only opponent moves that land next to the moved piece can capture it, and
+    only a king run or a king capture can win at once, so this stays cheap.
+    """
+    board.push_unchecked(move)
+    try:
+        end = board.outcome()
+        if end is not None:
+            return True
+        if board.turn == Side.DEFENDERS:
+            if board.escape_routes():
+                return False
+        elif board.king_capture_threats():
+            return False
+        to = move.to_sq
+        size = board.size
+        near = {to + d for d in (-1, 1, -size, size)}
+        for reply in board.generate_moves():
+            if reply.to_sq not in near:
+                continue
+            board.push_unchecked(reply)
+            lost = board.piece_at(to) is None
+            board.pop()
+            if lost:
+                return False
+        return True
+    finally:
+        board.pop()
+
+
+def beginner_move(board: Board, rng: random.Random) -> Move:
+    """The beginner's move: a win, else a capture (safe if it can), else a random safe move."""
+    me = board.turn
+    moves = sorted(board.generate_moves(), key=lambda m: (m.from_sq, m.to_sq))
+    wins = [m for m in moves if _wins(board, m, me)]
+    if wins:
+        return rng.choice(wins)
+    captures = [m for m in moves if board.captures_of(m)]
+    if captures:
+        safe_caps = [m for m in captures if is_safe(board, m)]
+        return rng.choice(safe_caps or captures)
+    safe = [m for m in moves if is_safe(board, m)]
+    return rng.choice(safe or moves)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import selfplay   # bench/selfplay.py: plays the games and keeps the statistics
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--games", type=int, default=1,
+                   help="games per level and side (default 1: a demo, as bench/run_all.py runs it)")
+    p.add_argument("--visitors", default=",".join(VISITORS))
+    p.add_argument("--levels", default="easy,medium,hard")
+    p.add_argument("--time-hard", type=float, default=None, help="Hard's seconds per move (default 4)")
+    p.add_argument("--nodes-hard", type=int, default=None, help="a node cap for Hard")
+    p.add_argument("--max-plies", type=int, default=200)
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args(argv)
+    visitors = [v.strip() for v in args.visitors.split(",") if v.strip()]
+    levels = [v.strip() for v in args.levels.split(",") if v.strip()]
+    for v in visitors:
+        if v not in VISITORS:
+            p.error(f"unknown visitor {v!r}; known: {', '.join(VISITORS)}")
+    table: list[str] = []
+    for visitor in visitors:
+        for level in levels:
+            t0 = time.perf_counter()
+            results = []
+            for i in range(args.games):
+                seed = args.seed * 7919 + i * 104729
+                for v_attacks in (True, False):
+                    time_b = args.time_hard if level == "hard" else None
+                    nodes_b = args.nodes_hard if level == "hard" else None
+                    task = (len(results), "copenhagen", {}, visitor, level, None, time_b,
+                            args.max_plies, 2, seed, v_attacks, None, nodes_b)
+                    r = selfplay.play_game(task)
+                    results.append(r)
+                    selfplay._report_game(r)
+            row = [f"{visitor:8s} vs {level:6s}:"]
+            for label, flag in (("as attackers", True), ("as defenders", False)):
+                sub = [r.a_score for r in results if r.a_attacks == flag]
+                row.append(f"{label} {sum(sub):.1f}/{len(sub)}")
+            total = [r.a_score for r in results]
+            row.append(f"overall {sum(total) / len(total):.2f}  ({time.perf_counter() - t0:.0f}s)")
+            line = "  ".join(row)
+            print(line, flush=True)
+            table.append(line)
+    print("visitor scores (win 1, draw 1/2), " + f"{args.games} games per level and side"
+          + (f", Hard at {args.time_hard}s" if args.time_hard else "")
+          + (f", Hard capped at {args.nodes_hard} nodes" if args.nodes_hard else ""))
+    for line in table:
+        print("  " + line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
