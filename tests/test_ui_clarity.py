@@ -39,7 +39,7 @@ def test_play_again_after_a_chosen_game_starts_it_again():
     click(find_button(app, "again").rect.center)
     app.step()
     starts = [args for name, args in app.ctx.controller.calls if name == "start_game"]
-    assert ("clear_board", ()) in app.ctx.controller.calls
+    assert ("clear_board", ()) not in app.ctx.controller.calls   # the board resets itself: no clearing
     assert starts == [("copenhagen", {}, Side.DEFENDERS, "hard")]
     assert app.screen_name == "game"
 

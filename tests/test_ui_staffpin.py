@@ -181,7 +181,7 @@ def type_pin(app, tmp_path, pin: str) -> None:
         app.current.press(app.ctx, digit)
     app.current.press(app.ctx, "ok")
     frame(app, tmp_path)
-    app.current.guard.wait()
+    app.screens["pin"].guard.wait()          # the check may finish, and leave the pad, within that frame
     frame(app, tmp_path)
 
 

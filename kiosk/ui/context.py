@@ -88,27 +88,15 @@ class UiContext:
                   max(12, rect.height // 6), anchor="midbottom")
         buttons.add("language", rect, self.switch_language)
 
-    def clear_after_game(self) -> None:
-        """Ask the robot to clear the board after a finished game, unless it is already doing so.
-
-        After "End game" the controller clears by itself; asking again while it
-        clears would be refused, so only a game still showing its result is cleared.
-        """
-        view = self.view
-        if view is None or view.state != "game_over":
-            return
-        try:
-            self.controller.clear_board()
-        except RuntimeError:
-            pass            # the controller moved on between the frame and the touch
-
     def leave_result(self, where: str, **kwargs: Any) -> None:
-        """After a game's result: clear the board and go on, to a new game ("start") or to "attract".
+        """After a game's result: go on, to a new game ("start") or to "attract".
 
+        The board is not cleared: the robot already resets it from the final
+        position to the next start position while the result shows
+        (kiosk/turns.py), so the next game starts as soon as that is done.
         ``repeat=True`` with "start" plays the same game, side and level again
         without asking: "Play again" means this game once more.
         """
-        self.clear_after_game()
         if where == "attract":
             self.rewards.reset()
         self.navigate(where, **kwargs)

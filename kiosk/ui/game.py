@@ -588,8 +588,7 @@ class GameScreen(BaseScreen):
         return go
 
     def next_match_game(self, ctx: UiContext) -> None:
-        """The next game of a York match: sides swapped, new cards; it starts once the board is clear."""
-        ctx.clear_after_game()
+        """The next game of a York match: sides swapped, new cards; it starts once the board is reset."""
         ctx.match.next_game()
         ctx.navigate("start", next_game=True)
 
