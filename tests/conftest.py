@@ -1,5 +1,7 @@
 """Test-wide settings: pygame renders headless, data paths are shared."""
 import os
+
+import pytest
 from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -7,3 +9,19 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(scope="module")
+def layout():
+    """The reference table (board 11, its storage) from the default config, for the planner's tests."""
+    from calibration.config import Config
+    from robot.layout import TableLayout
+
+    return TableLayout(Config())
+
+
+@pytest.fixture(scope="module")
+def planner(layout):
+    from robot.planner import MotionPlanner
+
+    return MotionPlanner(layout)

@@ -13,14 +13,6 @@ from robot.ledger import Ledger
 from robot.planner import MotionPlanner, PlanError, Step, apply_step, assign
 
 
-@pytest.fixture(scope="module")
-def layout():
-    return TableLayout(Config())
-
-
-@pytest.fixture(scope="module")
-def planner(layout):
-    return MotionPlanner(layout)
 
 
 def sq(layout, name):

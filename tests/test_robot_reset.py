@@ -18,14 +18,6 @@ from robot.planner import MotionPlanner, MotionTimes, ResetPlan, apply_step, pla
 GAMES = Path(__file__).resolve().parent / "data" / "copenhagen-games.csv"
 
 
-@pytest.fixture(scope="module")
-def layout():
-    return TableLayout(Config())
-
-
-@pytest.fixture(scope="module")
-def planner(layout):
-    return MotionPlanner(layout)
 
 
 @pytest.fixture(scope="module")

@@ -4,16 +4,12 @@ touch, and find the robot's reason on the screen after its reply and the hint in
 from __future__ import annotations
 
 import pygame
-import pytest
 
-from calibration.config import Config
 from kiosk.gamelog import read_games
-from kiosk.simrig import SimRig, fast_settings
-from kiosk.ui.app import KioskApp
 from kiosk.ui.game import split_rects
 from kiosk.ui.teach_panel import HINT_COLOUR, REASON_COLOUR
 
-from ui_helpers import click, count_colour, find_button, run_until, start_by_touch
+from ui_helpers import click, count_colour, find_button, run_until, sim_kiosk, start_by_touch
 
 
 def marked_squares(surface: pygame.Surface, geom, colour) -> set[int]:
@@ -27,18 +23,7 @@ def marked_squares(surface: pygame.Surface, geom, colour) -> set[int]:
 
 
 def test_press_hint_read_the_move_off_the_screen_and_play_it(tmp_path):
-    pygame.display.init()
-    pygame.event.clear()
-    config = Config()
-    config.kiosk.state_dir = str(tmp_path)
-    config.kiosk.idle_timeout_s = 10_000
-    try:
-        rig = SimRig(config, str(tmp_path), "copenhagen", fast_settings(seed=5))
-    except (FileNotFoundError, ValueError) as exc:   # e.g. vision's square model missing or out of date
-        pytest.skip(f"the simulation rig cannot be built here: {exc}")
-    try:
-        app = KioskApp(rig.controller, config, world=rig.world, size=(1280, 800))
-        app.step()
+    with sim_kiosk(tmp_path, seed=5) as (app, _rig):
         start_by_touch(app, "play", "variant.copenhagen", "side.attackers", "level.medium")
         run_until(app, lambda v: v.state == "visitor_turn", "the robot to set up the board")
         app.step()
@@ -75,5 +60,3 @@ def test_press_hint_read_the_move_off_the_screen_and_play_it(tmp_path):
         run_until(app, lambda v: v.outcome is not None, "the resignation")
         games = read_games(tmp_path).games
         assert games and games[-1].hints == [{"ply": 0, "move": games[-1].moves[0]}]
-    finally:
-        rig.close()

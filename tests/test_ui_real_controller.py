@@ -7,46 +7,15 @@ highlighted; then the visitor resigns through the confirmation.
 """
 from __future__ import annotations
 
-import time
-
 import pygame
-import pytest
 
-from calibration.config import Config
-from kiosk.simrig import SimRig, fast_settings
 from kiosk.ui import palette
-from kiosk.ui.app import KioskApp
 
-MAX_WAIT_S = 120.0     # a bound so a broken rig fails instead of hanging; not a speed check
-
-
-def click(pos):
-    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=tuple(map(int, pos)), button=1))
-
-
-def run_until(app, condition, what):
-    deadline = time.monotonic() + MAX_WAIT_S
-    while time.monotonic() < deadline:
-        app.step()
-        if condition(app.ctx.view):
-            return
-        time.sleep(0.01)
-    pytest.fail(f"waited {MAX_WAIT_S:.0f} s for {what}; controller state {app.ctx.view.state}")
+from ui_helpers import click, run_until, sim_kiosk
 
 
 def test_touch_play_against_the_real_controller(tmp_path):
-    pygame.display.init()
-    pygame.event.clear()
-    config = Config()
-    config.kiosk.state_dir = str(tmp_path)
-    config.kiosk.idle_timeout_s = 10_000
-    try:
-        rig = SimRig(config, str(tmp_path), "copenhagen", fast_settings(seed=3))
-    except (FileNotFoundError, ValueError) as exc:   # e.g. vision's square model missing or out of date
-        pytest.skip(f"the simulation rig cannot be built here: {exc}")
-    try:
-        app = KioskApp(rig.controller, config, world=rig.world, size=(1280, 800))
-        app.step()
+    with sim_kiosk(tmp_path, seed=3) as (app, _rig):
         for key in ("play", "variant.copenhagen", "side.attackers", "level.easy"):
             click(app.current.buttons.find(key).rect.center)
             app.step()
@@ -74,5 +43,3 @@ def test_touch_play_against_the_real_controller(tmp_path):
         run_until(app, lambda v: v.outcome is not None, "the resignation")
         assert app.ctx.view.outcome.winner.value == "defenders"
         assert app.current.buttons.find("again") is not None        # the result panel is showing
-    finally:
-        rig.close()

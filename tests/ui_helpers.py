@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 
 import numpy as np
 import pygame
@@ -54,3 +55,28 @@ def start_by_touch(app, *keys: str) -> None:
     for key in keys:
         click(find_button(app, key).rect.center)
         app.step()
+
+
+@contextmanager
+def sim_kiosk(tmp_path, seed: int):
+    """The real controller in full simulation (rendered camera, GRBL simulator, search process) under a
+    KioskApp of 1280 x 800; skips when the rig cannot be built here, closes it afterwards."""
+    from calibration.config import Config
+    from kiosk.simrig import SimRig, fast_settings
+    from kiosk.ui.app import KioskApp
+
+    pygame.display.init()
+    pygame.event.clear()
+    config = Config()
+    config.kiosk.state_dir = str(tmp_path)
+    config.kiosk.idle_timeout_s = 10_000
+    try:
+        rig = SimRig(config, str(tmp_path), "copenhagen", fast_settings(seed=seed))
+    except (FileNotFoundError, ValueError) as exc:   # e.g. vision's square model missing or out of date
+        pytest.skip(f"the simulation rig cannot be built here: {exc}")
+    try:
+        app = KioskApp(rig.controller, config, world=rig.world, size=(1280, 800))
+        app.step()
+        yield app, rig
+    finally:
+        rig.close()
