@@ -44,9 +44,10 @@ def current_hint(view: Any) -> Hint | None:
 
 
 def robot_reasons(view: Any) -> tuple:
-    """The reasons of the robot's move, while that move is the last one played."""
+    """The reasons of the robot's move, while that move is the last one played and the game goes on
+    (at the end the result box says why the game ended)."""
     teach = teaching_of(view)
-    if teach is None or view.board is None or teach.robot_ply != view.board.ply:
+    if teach is None or view.board is None or teach.robot_ply != view.board.ply or view.outcome is not None:
         return ()
     return teach.robot_reasons
 
