@@ -241,6 +241,9 @@ class EngineWorker:
             return
         self._send("ponder", variant, options, moves_otn, level, max_s=self.ponder_max_s)
 
+    def offers_hints(self) -> bool:
+        return True
+
     def request_hint(self, hint_id: int, variant: str, options: dict[str, str], moves_otn: list[str],
                      level: str) -> None:
         """Ask for the best move for the side to move after `moves_otn` at `level`, with its reasons;

@@ -167,3 +167,15 @@ class EnginePort(Protocol):
     # -- optional (default: just wait) --
     def ponder(self, variant: str, options: dict[str, str], moves_otn: list[str], level: str) -> None:
         """Think on the visitor's time until the next request (kiosk/engine_worker.py)."""
+
+    # -- optional hints (kiosk/teaching.py; default: none offered) --
+    def offers_hints(self) -> bool:
+        return False
+
+    def request_hint(self, hint_id: int, variant: str, options: dict[str, str], moves_otn: list[str],
+                     level: str) -> None:
+        """Search a hint for the side to move; the answer comes from `poll_hint()`."""
+
+    def poll_hint(self) -> Any:
+        """The hint's answer (kiosk.engine_worker.HintReply) once it is there; never blocks."""
+        return None

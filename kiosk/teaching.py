@@ -71,7 +71,7 @@ class Teacher:
     @classmethod
     def from_config(cls, config: Any) -> "Teacher":
         levels = config.engine.levels
-        return cls({name: int(getattr(level, "hints", UNLIMITED)) for name, level in levels.items()})
+        return cls({name: int(level.hints) for name, level in levels.items()})
 
     def new_game(self, level: str) -> None:
         self.level = level
@@ -99,9 +99,8 @@ class Teacher:
     def request_hint(self, engine: Any, board: Board, variant: str, options: dict[str, str],
                      moves_otn: list[str]) -> bool:
         """Ask the search process for a hint for the side to move; False if none may be given now."""
-        ask = getattr(engine, "request_hint", None)
         left = self.hints_left()
-        if ask is None or self.level is None or (left is not None and left <= 0):
+        if not engine.offers_hints() or self.level is None or (left is not None and left <= 0):
             return False
         if self._pending is not None and self._pending_ply == board.ply:
             return True             # already on its way
@@ -109,7 +108,7 @@ class Teacher:
             return True             # already showing
         self._next_id += 1
         self._pending, self._pending_ply = self._next_id, board.ply
-        ask(self._next_id, variant, dict(options), list(moves_otn), self.level)
+        engine.request_hint(self._next_id, variant, dict(options), list(moves_otn), self.level)
         return True
 
     def poll(self, engine: Any, board: Board | None) -> None:
@@ -121,8 +120,7 @@ class Teacher:
             return
         if self._pending_ply != ply:
             self._pending = None      # the visitor moved meanwhile; a late answer is dropped below
-        take = getattr(engine, "poll_hint", None)
-        reply = take() if take is not None else None
+        reply = engine.poll_hint()
         if reply is None or reply.hint_id != self._pending or board is None:
             return
         self._pending = None
@@ -143,7 +141,7 @@ class Teacher:
         hint = self.hint if self.hint is not None and self.hint.ply == ply else None
         pending = self._pending is not None and self._pending_ply == ply
         return TeachingView(self.robot_reasons, self.robot_ply, hint, pending, self.hints_left(),
-                            hasattr(engine, "request_hint") if engine is not None else False)
+                            engine.offers_hints() if engine is not None else False)
 
 
 # ---------------------------------------------------------------- sentences

@@ -86,6 +86,9 @@ class HintingEngine(InstantEngine):
         self.hint_requests: list[tuple[int, list[str], str]] = []
         self.hint_reply: HintReply | None = None
 
+    def offers_hints(self) -> bool:
+        return True
+
     def request_hint(self, hint_id, variant, options, moves_otn, level) -> None:
         self.hint_requests.append((hint_id, list(moves_otn), level))
         levels = {name: {"time_s": 0.5, "max_depth": 1, "noise": 40.0} for name in ("easy", "medium", "hard")}

@@ -110,8 +110,7 @@ class KioskApp:
         self.check_idle_timeout()
         self.current.update(ctx, dt)
         self.current.draw(self.surface, ctx)
-        on_board = getattr(self.current, "keyboard_on_board", None)
-        if on_board is None or not on_board(ctx):
+        if not self.current.keyboard_on_board(ctx):
             self.focus.draw(self.surface, self.current.buttons, max(3, ctx.layout.gap // 2))
         self.draw_notices()
         left = self.countdown_left()

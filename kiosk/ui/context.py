@@ -112,6 +112,9 @@ class Screen(Protocol):
     def handle(self, event: pygame.event.Event, ctx: UiContext) -> None: ...
     def update(self, ctx: UiContext, dt: float) -> None: ...
     def draw(self, surface: pygame.Surface, ctx: UiContext) -> None: ...
+    def wants_key(self, event: pygame.event.Event, ctx: UiContext) -> bool: ...
+    def keyboard_on_board(self, ctx: UiContext) -> bool: ...
+    def focus_past_edge(self, direction: tuple[int, int], ctx: UiContext) -> None: ...
 
 
 class BaseScreen:
@@ -135,3 +138,15 @@ class BaseScreen:
 
     def draw(self, surface: pygame.Surface, ctx: UiContext) -> None:
         raise NotImplementedError
+
+    # -- the keyboard (kiosk/ui/focus.py): by default every key goes to the focus ring --
+    def wants_key(self, event: pygame.event.Event, ctx: UiContext) -> bool:
+        """True for a key this screen uses itself (the board's cursor, the rules' pages, PIN digits)."""
+        return False
+
+    def keyboard_on_board(self, ctx: UiContext) -> bool:
+        """True while the keys drive something other than the buttons (then no ring is drawn)."""
+        return False
+
+    def focus_past_edge(self, direction: tuple[int, int], ctx: UiContext) -> None:
+        """An arrow found no button that way; a screen may take the keyboard elsewhere."""

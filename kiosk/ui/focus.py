@@ -71,15 +71,12 @@ class Focus:
             return False
         if event.type != pygame.KEYDOWN:
             return False
-        wants = getattr(screen, "wants_key", None)
-        if wants is not None and wants(event, ctx):
+        if screen.wants_key(event, ctx):
             return False
         buttons: Buttons = screen.buttons
         if event.key in ARROWS:
             if not self.move(buttons, ARROWS[event.key]):
-                edge = getattr(screen, "focus_past_edge", None)
-                if edge is not None:
-                    edge(ARROWS[event.key], ctx)
+                screen.focus_past_edge(ARROWS[event.key], ctx)
             return True
         if event.key == pygame.K_TAB:
             self.cycle(buttons, -1 if event.mod & pygame.KMOD_SHIFT else 1)
