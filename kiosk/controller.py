@@ -195,8 +195,13 @@ class GameController:
         self.teacher.poll(self.engine, self.session.board if self.session is not None else None)
         for hint in self.teacher.hints_used[hints:]:
             self.record("hint", **hint)                  # a power cut keeps the count and the game log's list
-        if self._damage_check and not damaged_resume.camera_agrees(self):
-            return
+        if self._damage_check:
+            verdict = damaged_resume.camera_agrees(self)
+            if verdict is None:
+                return                                   # nothing else runs until the camera has looked
+            self._damage_check = False
+            if not verdict:
+                return
         if self.state == State.THINKING:
             self.turns.poll_engine()
         if self.state == State.PAUSED_ERROR:

@@ -38,19 +38,15 @@ def journal_damage_lost(c: "GameController") -> bool:
     return True
 
 
-def camera_agrees(c: "GameController") -> bool:
-    """Once the camera reads the board: True to go on with the rebuilt game; else it is lost and cleared.
-
-    Returns False (nothing else runs this frame) until the first still reading.
-    """
+def camera_agrees(c: "GameController") -> bool | None:
+    """None until the camera has a still reading; then True to go on with the rebuilt game, or False
+    once the game has been declared lost and the board is being cleared."""
     s = c.session
-    squares = c.watch.stable()
     if s is None:
-        c._damage_check = False
         return True
+    squares = c.watch.stable()
     if squares is None:
-        return False
-    c._damage_check = False
+        return None
     board = s.board
     diff = diff_squares(squares, board.pieces())
     goal = c.jobs.goal
