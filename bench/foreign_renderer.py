@@ -48,9 +48,9 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from calibration.config import Config, load_config  # noqa: E402
-from engine import Board, Piece  # noqa: E402
-from engine.otn import pieces_from_position  # noqa: E402
+from calibration.config import Config, load_config
+from engine import Board, Piece
+from engine.otn import pieces_from_position
 
 IMAGE_W, IMAGE_H = 1280, 720
 CONDITIONS = ("clean", "museum", "hard")
@@ -307,7 +307,7 @@ class Layout:
         n, c = self.size, self.size // 2
         if n == 9:
             camps = []
-            for a, b in ((0, c), (n - 1, c)):
+            for a in (0, n - 1):
                 camps += [(a, c - 1), (a, c), (a, c + 1), (1 if a == 0 else n - 2, c)]
                 camps += [(c - 1, a), (c, a), (c + 1, a), (c, 1 if a == 0 else n - 2)]
             return [(c, c)] + camps

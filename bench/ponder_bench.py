@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.levels import get_level  # noqa: E402
-from engine.search import build_board, search_board  # noqa: E402
-from kiosk.engine_worker import ponder  # noqa: E402
+from engine.levels import get_level
+from engine.search import build_board, search_board
+from kiosk.engine_worker import ponder
 
 GAMES = Path(__file__).resolve().parents[1] / "tests" / "data" / "copenhagen-games.csv"
 #: the search asks its clock once every this many nodes (engine/search.py CHECK_EVERY)
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     for moves, game_move in positions(args.positions):
         reads = {"n": 0}
 
-        def budget_spent() -> bool:
+        def budget_spent(reads: dict[str, int] = reads) -> bool:
             reads["n"] += 1
             return reads["n"] * NODES_PER_CLOCK_READ > args.ponder_nodes
 

@@ -25,12 +25,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.config import Config  # noqa: E402
-from engine import Board  # noqa: E402
-from robot.kinematics import AxisLimits, straight_move_time  # noqa: E402
-from robot.layout import KING_SLOT, TableLayout, piece_letter  # noqa: E402
-from robot.planner import Step  # noqa: E402
-from robot.simrig import SimRig  # noqa: E402
+from calibration.config import Config
+from engine import Board
+from robot.kinematics import AxisLimits, straight_move_time
+from robot.layout import KING_SLOT, TableLayout, piece_letter
+from robot.planner import Step
+from robot.simrig import SimRig
 
 GAMES = Path(__file__).resolve().parents[1] / "tests" / "data" / "copenhagen-games.csv"
 

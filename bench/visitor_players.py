@@ -33,9 +33,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.board import Board  # noqa: E402
-from engine.levels import Level  # noqa: E402
-from engine.types import Move, Side  # noqa: E402
+from engine.board import Board
+from engine.levels import Level
+from engine.types import Move, Side
 
 VISITORS: tuple[str, ...] = ("beginner", "casual")
 #: the casual player's root noise (evaluation units, ~100 = one attacker)

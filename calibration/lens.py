@@ -92,7 +92,8 @@ class CharucoFinder:
         corners, ids, _marker_corners, _marker_ids = self.detector.detectBoard(grey)
         if ids is None or len(ids) < self.min_corners:
             return None
-        obj, img = self.board.matchImagePoints(corners, ids)
+        # (cv2's stub wants a list of corner arrays; ChArUco's corners are one array, as detected)
+        obj, img = self.board.matchImagePoints(corners, ids)  # type: ignore[call-overload]
         if obj is None or len(obj) < self.min_corners:
             return None
         obj = obj.reshape(-1, 3).astype(np.float32)

@@ -133,7 +133,7 @@ class BoardWatch:
             return
         try:
             self.camera.confirm(self.still.reading, squares)
-        except Exception:   # noqa: BLE001 - learning is an improvement, never a failure
+        except Exception:   # learning is an improvement, never a failure
             log.exception("camera confirm failed")
 
     def probabilities(self) -> object | None:

@@ -228,7 +228,7 @@ class GameController:
         if self.on_state is not None:
             try:
                 self.on_state(new.value)
-            except Exception:   # noqa: BLE001 - a status line must not stop the game
+            except Exception:   # a status line must not stop the game
                 log.exception("state hook failed")
         if new not in (State.FIX_BOARD, State.PLACE_PIECE):
             self.fix_squares = {}
@@ -294,7 +294,7 @@ class GameController:
         if self.on_game_over is not None and outcome is not None:
             try:
                 self.on_game_over(s.board.copy(), outcome)
-            except Exception:   # noqa: BLE001 - a log hook must not stop the game
+            except Exception:   # a log hook must not stop the game
                 log.exception("game-over hook failed")
         self.turns.start_reset()
 

@@ -172,13 +172,14 @@ def _worker(requests: "mp.Queue[Any]", replies: "mp.Queue[Any]", generation: Any
             last_ponder = job
             try:
                 ponder(job.variant, job.options, job.moves, job.level, job.seed, tt,
-                       interrupted=lambda: generation.value != job.generation, max_s=job.max_s)
+                       interrupted=lambda: generation.value != job.generation,  # noqa: B023 - used here
+                       max_s=job.max_s)
             except Exception:   # noqa: BLE001 - a failed ponder costs nothing but its time
                 tt.clear()
             continue
         if job.kind == "hint":
             try:
-                def clock() -> float:
+                def clock(job: Job = job) -> float:
                     return math.inf if generation.value != job.generation else time.perf_counter()
 
                 reply = HintReply(job.request_id, search_hint(job.variant, job.options, job.moves, job.level,

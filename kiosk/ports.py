@@ -19,7 +19,7 @@ from engine import Piece
 
 # Places are the robot package's (robot/layout.py): one naming for the planner,
 # the ledger, the simulator's table and the controller.
-from robot.layout import Location, Slot, location_from_json, location_to_json  # noqa: E402
+from robot.layout import Location, Slot, location_from_json, location_to_json  # noqa: F401 - Slot is re-exported
 
 if TYPE_CHECKING:
     import numpy as np

@@ -121,7 +121,7 @@ class GantryMover:
             return
         try:
             self.gantry.driver.make_safe()
-        except Exception:   # noqa: BLE001 - best effort on an error path
+        except Exception:   # best effort on an error path
             log.exception("make_safe failed")
         if not self.gantry.driver.connected:
             self._drop()

@@ -179,5 +179,5 @@ def write_gamelog(journal: Journal, session: GameSession, language: str, hints: 
                                    result=result_of(session), reason=outcome.reason, started_at=started_at,
                                    winner=outcome.winner, language=language, hints=hints)
         append_game(journal.state_dir, record)
-    except Exception:   # noqa: BLE001 - the statistics must never stop a game
+    except Exception:   # the statistics must never stop a game
         log.exception("could not write the game log")

@@ -120,7 +120,7 @@ class SimRig:
         for stop in (self.gantry.stop, self.camera.stop, self.engine.stop, self.sim.stop):
             try:
                 stop()
-            except Exception:   # noqa: BLE001 - shutting down; report, go on
+            except Exception:   # shutting down; report, go on
                 log.exception("while closing the simulation")
         try:
             self.controller.stop()

@@ -75,7 +75,7 @@ class VisionFrameReader:
         if self.learn and reading.raw is not None:
             try:
                 self.reader.learn(reading.raw, {sq: p.value for sq, p in squares.items()})
-            except Exception:   # noqa: BLE001 - learning is an improvement, never a failure
+            except Exception:   # learning is an improvement, never a failure
                 log.exception("classifier learning failed")
 
 

@@ -18,6 +18,10 @@ from robot.layout import Location, TableLayout
 Point = tuple[float, float]
 
 
+def _pt(p: Sequence[float]) -> Point:
+    return (p[0], p[1])
+
+
 def point_segment_distance(p: Point, a: Point, b: Point) -> float:
     ax, ay = a
     dx, dy = b[0] - ax, b[1] - ay
@@ -82,10 +86,10 @@ def check_plan(layout: TableLayout, places: dict[Location, str], steps: Sequence
     for i, step in enumerate(steps):
         if board.get(step.src) != step.piece:
             out.append(Violation(i, step.piece, f"nothing to pick up at {layout.name(step.src)}",
-                                 -math.inf, (tuple(step.path[0]), tuple(step.path[0]))))
+                                 -math.inf, (_pt(step.path[0]), _pt(step.path[0]))))
         if step.dst in board and step.dst != step.src:
             out.append(Violation(i, step.piece, f"{board[step.dst]} already at {layout.name(step.dst)}",
-                                 -math.inf, (tuple(step.path[-1]), tuple(step.path[-1]))))
+                                 -math.inf, (_pt(step.path[-1]), _pt(step.path[-1]))))
         obstacles = [Obstacle(*layout.position(loc), layout.radius(p), f"{p} at {layout.name(loc)}")
                      for loc, p in board.items() if loc != step.src]
         r = layout.radius(step.piece)
@@ -94,7 +98,7 @@ def check_plan(layout: TableLayout, places: dict[Location, str], steps: Sequence
                 gap = point_segment_distance((o.x, o.y), a, b) - r - o.radius - margin_mm
                 if gap < -1e-6:
                     out.append(Violation(i, f"{step.piece} from {layout.name(step.src)}", o.where,
-                                         gap, (tuple(a), tuple(b))))
+                                         gap, (_pt(a), _pt(b))))
         board.pop(step.src, None)
         board[step.dst] = step.piece
     return out

@@ -306,7 +306,7 @@ def test_camera_command_from_a_video_file(tmp_path):
     video = tmp_path / "sheet.avi"
     writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (1280, 720))
     assert writer.isOpened()
-    for k in range(10):
+    for _ in range(10):
         target = (148.5 + rng.uniform(-150, 150), 105.0 + rng.uniform(-100, 100))
         cam = make_camera(target, rng.uniform(380, 520), rng.uniform(5, 35), rng.uniform(0, 360),
                           rng.uniform(-180, 180), f_px=860.0)

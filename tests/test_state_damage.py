@@ -25,7 +25,7 @@ import pytest
 
 from calibration.config import Config
 from calibration.config_file import config_to_toml
-from engine import Board, Side
+from engine import Board
 from robot.layout import TableLayout
 from robot.ledger import Ledger
 from robot.simulator import GrblSimulator

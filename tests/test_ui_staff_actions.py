@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pygame
-import pytest
 
 from calibration.config import Config
 from engine import Piece, Side, parse_square

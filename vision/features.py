@@ -93,8 +93,10 @@ class FeatureExtractor:
         for sx in (-1, 1):
             for sy in (-1, 1):
                 for dd in (0.1 * geometry.pitch, 0.15 * geometry.pitch):
-                    line_pts.append((sx * (h - dd), sy * h)); across.append((0, 1))
-                    line_pts.append((sx * h, sy * (h - dd))); across.append((1, 0))
+                    line_pts.append((sx * (h - dd), sy * h))
+                    across.append((0, 1))
+                    line_pts.append((sx * h, sy * (h - dd)))
+                    across.append((1, 0))
         line_pts = np.array(line_pts) * np.array([s, -s])
         across = np.array(across, np.float64)
         self.line_bands = [np.round(line_pts + across * k).astype(int) for k in (-1.5, 0.0, 1.5)]

@@ -18,7 +18,7 @@ import numpy as np
 
 from calibration.config import Config
 from calibration.geometry import BoardGeometry
-from vision.render_board import TextureFrame, board_texture, rgb_to_bgr, smooth_noise
+from vision.render_board import TextureFrame, board_texture, rgb_to_bgr
 from vision.render_camera import CameraModel, board_to_image_maps, sample_camera
 from vision.render_conditions import conditions
 

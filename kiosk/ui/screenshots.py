@@ -72,7 +72,10 @@ def game_view(plies: int = 22, **changes: Any) -> Any:
         captures = tuple(board.push(last))
     start = Board("copenhagen").pieces()
     now = board.pieces()
-    count = lambda pieces, code: sum(1 for p in pieces.values() if str(getattr(p, "value", p)) == code)
+
+    def count(pieces: dict, code: str) -> int:
+        return sum(1 for p in pieces.values() if str(getattr(p, "value", p)) == code)
+
     captured = {"attackers": count(start, "T") - count(now, "T"), "defenders": count(start, "t") - count(now, "t")}
     base = ControllerView(state="visitor_turn", variant="copenhagen", board=board, visitor_side=Side.DEFENDERS,
                           level="medium", last_move=last, last_captures=captures, announcements=(),

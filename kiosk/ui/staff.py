@@ -313,7 +313,7 @@ class StaffScreen(BaseScreen):
                 frame = snapshot()
             if hasattr(getattr(ctx.controller, "camera", None), "read_latest"):
                 reading = ctx.controller.camera.read_latest()     # the newest reading; it is not consumed
-        except Exception as exc:     # a camera fault must not take staff mode down
+        except Exception as exc:   # noqa: BLE001 - a camera fault must not take staff mode down
             self.status = str(exc)
         if frame is not None and (getattr(frame, "ndim", 0) != 3 or frame.shape[2] != 3 or frame.size == 0):
             frame = None                                          # not a BGR picture: say "no picture"

@@ -201,7 +201,7 @@ class StartScreen(BaseScreen):
         first = None
         try:
             _, _, first = start_position(variant)
-        except Exception:       # the engine is the source of truth; without it, no "moves first" line
+        except Exception:   # noqa: BLE001 - the engine is the source of truth; without it, no "moves first" line
             first = None
         for rect, side in zip(self.cards(area, 3, lay.gap * 3), ("attackers", "defenders", "lots")):
             if side == "lots":
@@ -266,7 +266,7 @@ class StartScreen(BaseScreen):
         spec = ctx.board_spec_for(variant)
         try:
             size, pieces, _ = start_position(variant)
-        except Exception:
+        except Exception:   # noqa: BLE001 - no engine: an empty board of the right size
             size, pieces = spec.squares, {}
         geom = BoardGeometry(box, size, coordinates=False)
         draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb)
