@@ -13,6 +13,8 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
+import numpy as np
+
 from engine import Piece
 
 from kiosk.ports import CameraPort, CameraReading
@@ -136,7 +138,8 @@ class BoardWatch:
         except Exception:   # learning is an improvement, never a failure
             log.exception("camera confirm failed")
 
-    def probabilities(self) -> object | None:
+    def probabilities(self) -> np.ndarray | None:
         """The vision reader's class probabilities of the still reading, if it gives them."""
         raw = getattr(self.still.reading, "raw", None)
-        return getattr(raw, "probabilities", None)
+        probs = getattr(raw, "probabilities", None)
+        return probs if isinstance(probs, np.ndarray) else None

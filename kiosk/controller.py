@@ -341,8 +341,10 @@ class GameController:
         elif state == State.VERIFY:
             self.jobs.resume_plan = list(point.robot_plan)
             self.jobs.start_goal(Purpose.MOVE, s.board.pieces(), self.turns.robot_move_done)
-            self.jobs.goal.phase = Phase.VERIFY
-            self.jobs.goal.scope = frozenset(sq for t in point.robot_plan for sq in (t.src, t.dst)
+            goal = self.jobs.goal
+            assert goal is not None             # start_goal just set it
+            goal.phase = Phase.VERIFY
+            goal.scope = frozenset(sq for t in point.robot_plan for sq in (t.src, t.dst)
                                              if isinstance(sq, int))
         elif state == State.THINKING:
             self.turns.request()

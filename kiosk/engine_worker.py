@@ -204,7 +204,7 @@ class EngineWorker:
 
     def __init__(self, levels: dict[str, Any], *, seed: int = 0, start_method: str = "spawn",
                  time_scale: float = 1.0, pondering: bool = True, ponder_max_s: float = PONDER_MAX_S) -> None:
-        self.levels = {name: (asdict(cfg) if is_dataclass(cfg) else dict(cfg)) for name, cfg in levels.items()}
+        self.levels = {name: (asdict(cfg) if is_dataclass(cfg) and not isinstance(cfg, type) else dict(cfg)) for name, cfg in levels.items()}
         for name, cfg in self.levels.items():
             cfg["name"] = name
             cfg["time_s"] = float(cfg["time_s"]) * time_scale
@@ -216,8 +216,10 @@ class EngineWorker:
         self._latest_hint = 0
         self.pondering, self.ponder_max_s = pondering, ponder_max_s
         self._generation = ctx.Value("Q", 0)      # bumped by every message: stops a ponder
-        self._process = ctx.Process(target=_worker, args=(self._requests, self._replies, self._generation, self._hints),
-                                    name="tafl-engine", daemon=True)
+        # (every concrete context has Process; typeshed's BaseContext does not list it)
+        self._process = ctx.Process(  # type: ignore[attr-defined]
+            target=_worker, args=(self._requests, self._replies, self._generation, self._hints),
+            name="tafl-engine", daemon=True)
         self._process.start()
         self._latest = 0
         self.last_error: str | None = None

@@ -50,7 +50,7 @@ class Transfer:
     def from_json(cls, obj: dict) -> "Transfer":
         return cls(location_from_json(obj["src"]), location_from_json(obj["dst"]),
                    Piece(obj["piece"]), obj.get("kind", "move"),
-                   tuple(obj.get("offset", (0.0, 0.0))))  # type: ignore[arg-type]
+                   tuple(obj.get("offset", (0.0, 0.0))))
 
 
 @dataclass(frozen=True)

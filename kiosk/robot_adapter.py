@@ -95,7 +95,8 @@ class GantryMover:
     def carry(self, transfer: Transfer) -> None:
         g = self._gantry()
         try:
-            g.carry(transfer.src, transfer.dst, transfer.kind, tuple(transfer.offset_mm))
+            dx, dy = transfer.offset_mm
+            g.carry(transfer.src, transfer.dst, transfer.kind, (dx, dy))
         except RobotError:
             if not g.driver.connected:
                 self._drop()

@@ -20,6 +20,7 @@ from kiosk.states import State
 if TYPE_CHECKING:
     import numpy as np
 
+    from kiosk.calibration_session import CalibrationSession
     from kiosk.controller import GameController
 
 log = logging.getLogger("kiosk.staff")
@@ -29,7 +30,7 @@ class StaffOps:
     def __init__(self, controller: "GameController") -> None:
         self.c = controller
         self.calibration: object | None = None        # CalibrationStatus of the last staff step
-        self._calibration_session = None               # touched on the gantry thread only
+        self._calibration_session: CalibrationSession | None = None   # touched on the gantry thread only
 
     def check_motion(self, what: str) -> None:
         c = self.c

@@ -59,7 +59,7 @@ class GridChecker:
         self.diag_weight = np.where(inside, 1.0, np.nan)
 
     def check(self, rect_gray: np.ndarray) -> GridVisibility:
-        g = rect_gray.astype(np.float32)
+        g: np.ndarray = rect_gray.astype(np.float32)
         g = cv2.blur(g, (3, 3))
         n = g.shape[0]
 

@@ -118,7 +118,7 @@ def wrap(text: str, fnt: pygame.font.Font, max_width: int) -> list[str]:
     return lines
 
 
-def draw_text(surface: pygame.Surface, text: str, pos: tuple[int, int], size: int,
+def draw_text(surface: pygame.Surface, text: str, pos: tuple[float, float], size: int,
               colour: RGB = palette.TEXT, anchor: str = "topleft") -> pygame.Rect:
     """One line of text placed by ``anchor`` (any pygame.Rect attribute name)."""
     image = render(text, size, colour)
