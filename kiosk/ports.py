@@ -92,12 +92,15 @@ class CameraPort(Protocol):
 
     def use_board(self, board_name: str, variant: str) -> None:
         """Another board is in play."""
+        return None
 
     def refresh(self) -> None:
         """The controller doubts a reading: take a genuinely new picture next."""
+        return None
 
     def confirm(self, reading: CameraReading, squares: dict[int, Piece]) -> None:
         """The controller confirmed what `reading` showed (the reader may learn from it)."""
+        return None
 
 
 class GantryEventKind(str, Enum):
@@ -142,6 +145,7 @@ class GantryPort(Protocol):
     # -- optional (defaults: this gantry cannot) --
     def use_board(self, board_name: str, variant: str) -> None:
         """Another board is in play."""
+        return None
 
     def jog(self, job: int, dx_mm: float, dy_mm: float) -> None:
         """Staff only: move the carriage, answered by a 'jogged' or 'error' event."""
@@ -167,6 +171,7 @@ class EnginePort(Protocol):
     # -- optional (default: just wait) --
     def ponder(self, variant: str, options: dict[str, str], moves_otn: list[str], level: str) -> None:
         """Think on the visitor's time until the next request (kiosk/engine_worker.py)."""
+        return None
 
     # -- optional hints (kiosk/teaching.py; default: none offered) --
     def offers_hints(self) -> bool:
@@ -175,6 +180,7 @@ class EnginePort(Protocol):
     def request_hint(self, hint_id: int, variant: str, options: dict[str, str], moves_otn: list[str],
                      level: str) -> None:
         """Search a hint for the side to move; the answer comes from `poll_hint()`."""
+        return None
 
     def poll_hint(self) -> Any:
         """The hint's answer (kiosk.engine_worker.HintReply) once it is there; never blocks."""

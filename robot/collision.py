@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Iterable, Protocol, Sequence
 
 from robot.layout import Location, TableLayout
 
@@ -66,13 +66,17 @@ class Violation:
                 f"comes {-self.gap_mm:.1f} mm too close to {self.other}")
 
 
-class PlanStep:  # pragma: no cover - typing aid
+class PlanStep(Protocol):  # pragma: no cover - typing aid
     """What the checker needs of a step (robot.planner.Step has these)."""
 
-    src: Location
-    dst: Location
-    piece: str
-    path: Sequence[Point]
+    @property
+    def src(self) -> Location: ...
+    @property
+    def dst(self) -> Location: ...
+    @property
+    def piece(self) -> str: ...
+    @property
+    def path(self) -> Sequence[Point]: ...
 
 
 def check_plan(layout: TableLayout, places: dict[Location, str], steps: Sequence[PlanStep],

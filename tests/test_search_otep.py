@@ -230,7 +230,7 @@ class _FakeResult:
     depth: int = 1
     nodes: int = 1
     elapsed_s: float = 0.0
-    pv: list = None
+    pv: list | None = None
 
 
 class RecordingSearch:

@@ -217,6 +217,7 @@ def run_kiosk(tmp_path: Path, config_path: Path) -> tuple[int | None, str]:
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"})
     out = []
+    assert proc.stdout is not None
     try:
         for line in proc.stdout:                  # the first game's line means it is up and playing
             out.append(line)
