@@ -33,7 +33,7 @@ NODES_PER_CLOCK_READ = 16
 
 def positions(count: int, plies: tuple[int, ...] = (12, 24, 36)) -> list[tuple[list[str], str]]:
     """(moves so far, the game's next move) pairs: the robot has just moved, the visitor is to move."""
-    out = []
+    out: list[tuple[list[str], str]] = []
     for line in GAMES.read_text(encoding="utf-8").splitlines():
         moves = [m.split("x")[0] for m in line.split(",")[0].split()]
         for p in plies:
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nodes", type=int, default=25_000)
     args = ap.parse_args(argv)
     hard = {"name": "hard", "time_s": 600.0, "max_depth": 64}
-    rows = {"cold": [], "hit": [], "game": []}
+    rows: dict[str, list] = {"cold": [], "hit": [], "game": []}
     for moves, game_move in positions(args.positions):
         reads = {"n": 0}
 

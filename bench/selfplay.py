@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     over_a = _overrides(args.depth_a, args.noise_a)
     over_b = _overrides(args.depth_b, args.noise_b)
     pairs = (args.games + 1) // 2
-    tasks = []
+    tasks: list[tuple] = []
     for i in range(pairs):
         seed = args.seed * 7919 + i * 104729
         for a_attacks in (True, False):

@@ -89,7 +89,8 @@ def main() -> int:
     parser.add_argument("--size", default="1280x800")
     parser.add_argument("--no-engine", action="store_true", help="measure without the engine searching")
     args = parser.parse_args()
-    size = tuple(int(v) for v in args.size.split("x"))
+    width, height = (int(v) for v in args.size.split("x"))
+    size = (width, height)
     engine = None
     if not args.no_engine:
         from kiosk.engine_worker import EngineWorker
