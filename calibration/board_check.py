@@ -128,11 +128,6 @@ def square_centre_errors(h: np.ndarray, board_pts: np.ndarray, image_pts: np.nda
     return errors
 
 
-def tilt_from_pose(rotation: np.ndarray) -> float:
-    """Angle between the optical axis and the board's normal, in degrees."""
-    return math.degrees(math.acos(min(1.0, abs(float(rotation[2, 2])))))
-
-
 def estimate_tilt(h: np.ndarray, image_size: tuple[int, int], matrix: np.ndarray | None) -> tuple[float, bool]:
     """Tilt from the homography: exact with a calibrated matrix, else the focal length is estimated.
 

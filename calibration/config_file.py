@@ -566,11 +566,6 @@ _CROSS_SECTIONS: dict[str, set[str]] = {
 }
 
 
-def validate_config(config: Config, file: str = "<config>") -> None:
-    """Raise ConfigError if a Config built in code would not load back from its own file."""
-    config_from_dict(tomllib.loads(config_to_toml(config)), file)
-
-
 def load_config(path: PathLike | None = None) -> Config:
     """The validated configuration.
 

@@ -43,10 +43,6 @@ class CharucoSpec:
         return cv2.aruco.CharucoBoard((self.squares_x, self.squares_y), self.square_mm,
                                       self.marker_mm, dictionary)
 
-    @property
-    def corner_count(self) -> int:
-        return (self.squares_x - 1) * (self.squares_y - 1)
-
     def describe(self) -> str:
         return (f"ChArUco {self.squares_x} x {self.squares_y} squares of {self.square_mm:g} mm, "
                 f"markers {self.marker_mm:g} mm, {self.dictionary}")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from . import otn as _otn
 from .rules import Rules, rules_for
 from .tables import ZOBRIST, ZOBRIST_SIDE, Tables, tables_for
-from .types import (ATT, CODE_OF_PIECE, DEF, EMPTY, KING, PIECE_OF_CODE, SIDE_CODE,
+from .types import (ATT, DEF, EMPTY, KING, PIECE_OF_CODE, SIDE_CODE,
                     SIDE_OF_CODE, SIDE_OF_SIDE_CODE, Announcement, Move, Outcome, Piece,
                     Side, square_name)
 
@@ -956,14 +956,6 @@ class Board:
         continue past a won position). The undo record keeps it: pop() restores it."""
         self._end = None
 
-    def set_piece(self, sq: int, piece: Piece | None) -> None:
-        """Edits the position (clears history); for tests and set-up screens."""
-        cells = list(self._sq)
-        cells[sq] = CODE_OF_PIECE[piece] if piece is not None else EMPTY
-        if cells.count(KING) > 1:
-            raise ValueError("a position has at most one king")
-        self._setup(cells, self._turn)
-
 
 def perft(board: Board, depth: int) -> int:
     """Leaf count of the move tree; moves that end the game are leaves, not expanded."""
@@ -991,4 +983,3 @@ def _perft(board: Board, depth: int) -> int:
             total += sub if sub or not board.rules.no_move_loses or board.generate_moves() else 1
         pop()
     return total
-

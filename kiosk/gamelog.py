@@ -21,7 +21,7 @@ import logging
 import os
 import sys
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -227,10 +227,6 @@ def read_games(state_dir: str | Path) -> ReadResult:
                 except (ValueError, TypeError) as exc:
                     bad.append(f"{path.name}:{number}: {exc}")
     return ReadResult(games, bad)
-
-
-def iter_games(state_dir: str | Path) -> Iterator[GameRecord]:
-    yield from read_games(state_dir).games
 
 
 @dataclass

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Protocol, Sequence
+from typing import Protocol, Sequence
 
 from robot.layout import Location, TableLayout
 
@@ -40,14 +40,6 @@ class Obstacle:
     y: float
     radius: float
     where: str = ""
-
-
-def segment_clearance(a: Point, b: Point, radius: float, obstacles: Iterable[Obstacle]) -> float:
-    """Smallest gap (mm, negative = overlap) between a disc dragged from a to b and the obstacles."""
-    gap = math.inf
-    for o in obstacles:
-        gap = min(gap, point_segment_distance((o.x, o.y), a, b) - radius - o.radius)
-    return gap
 
 
 @dataclass(frozen=True)

@@ -72,9 +72,6 @@ class Ledger:
     def piece_at(self, loc: Location) -> str | None:
         return self.places.get(loc)
 
-    def free_slots(self, layout: TableLayout, side: str) -> list[Slot]:
-        return [s for s in layout.slots(side) if s not in self.places]
-
     # -- changes -----------------------------------------------------------
     def apply(self, src: Location, dst: Location, piece: str) -> None:
         """Record that the piece at `src` now stands at `dst`."""

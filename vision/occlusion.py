@@ -114,11 +114,6 @@ def foreign_squares(wood_chroma: np.ndarray, marked: np.ndarray, size: int, limi
     return out & plain.reshape(size, size)
 
 
-def largest_cluster(grid: np.ndarray) -> int:
-    count, labels = cv2.connectedComponents(grid.astype(np.uint8), connectivity=4)
-    return max((int((labels == k).sum()) for k in range(1, count)), default=0)
-
-
 def band_squares(size: int) -> np.ndarray:
     """(4 * size,) the edge square next to each segment of the frame band, in FrameBandChecker's order."""
     out = []
@@ -195,11 +190,3 @@ class FrameBandChecker:
         local = np.median(windows, 0)
         dev = np.abs(feats - local)
         return (dev[:, :2] > self.chroma_limit).any(1) | (dev[:, 2] > self.lum_limit)
-
-    @staticmethod
-    def longest_run(flags: np.ndarray) -> int:
-        best = run = 0
-        for f in np.concatenate([flags, flags]):       # a loop: runs may wrap round
-            run = run + 1 if f else 0
-            best = max(best, run)
-        return min(best, len(flags))
