@@ -240,7 +240,7 @@ class HostRules:
 
         spec = VARIANTS[self.variant]
         changed = [f"{k}={v}" for k, v in self.options
-                   if spec.option(k) is None or spec.option(k).default != v]   # type: ignore[union-attr]
+                   if (opt := spec.option(k)) is None or opt.default != v]
         return self.variant + (f" ({' '.join(changed)})" if changed else "")
 
 

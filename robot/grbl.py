@@ -75,10 +75,6 @@ log = logging.getLogger(__name__)
 
 BANNER_RE = re.compile(r"^Grbl (\d+\.\d+[a-z]?) \['\$' for help\]$")
 SETTING_RE = re.compile(r"^\$(N?\d+)=(.*)$")
-
-
-BANNER_RE = re.compile(r"^Grbl (\d+\.\d+[a-z]?) \['\$' for help\]$")
-SETTING_RE = re.compile(r"^\$(N?\d+)=(.*)$")
 #: GRBL's interface notes advise status requests at no more than 5 Hz
 STATUS_POLL_S = 0.2
 #: after ALARM:N the firmware is silent for 500 ms and discards a reset sent meanwhile
@@ -403,8 +399,8 @@ class GrblDriver:
                 self._cond.notify_all()
         elif line.startswith("ALARM:") and line[6:].isdigit() and len(line) < 10:
             self._on_alarm(int(line[6:]), line)
-        elif BANNER_RE.match(line):
-            self._on_banner(line)
+        elif banner := BANNER_RE.match(line):
+            self._on_banner(line, banner.group(1))
         elif line.startswith("[") and line.endswith("]"):
             if line.startswith("[MSG:"):
                 if line == "[MSG:Reset to continue]":
@@ -444,9 +440,9 @@ class GrblDriver:
             self._stray_answers += 1
         self._answer(GrblAlarm(code, pending.line if pending else None), only_if_pending=True)
 
-    def _on_banner(self, line: str) -> None:
+    def _on_banner(self, line: str, version: str) -> None:
         with self._cond:
-            self.version = BANNER_RE.match(line).group(1)   # type: ignore[union-attr]
+            self.version = version
             self.wco = None
             self.critical = False
             self._out_of_step = False         # a reset empties GRBL's buffers: in step again

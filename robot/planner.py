@@ -31,7 +31,7 @@ import heapq
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, AbstractSet, Mapping, Sequence
 
 import numpy as np
 
@@ -312,7 +312,7 @@ class MotionPlanner:
 
     # ------------------------------------------------------------------ storage slots
     def park_slot(self, places: dict[Location, str], piece: str, near: Point,
-                  taken: set[Slot] = frozenset()) -> Slot:  # type: ignore[assignment]
+                  taken: AbstractSet[Slot] = frozenset()) -> Slot:
         """The free slot for a piece leaving the board: the king's own slot for the king,
         else the nearest free slot of its side."""
         side = side_of(piece)

@@ -332,8 +332,8 @@ class GrblSimulator:
     def _home_physical(self) -> tuple[float, float]:
         """Where homing leaves the carriage in the table's frame (0..travel): the project's
         machine frame is the soft-limit range shifted to start at 0."""
-        return tuple(self._homed_position(i) - self._axis_range(i)[0]   # type: ignore[return-value]
-                     for i in (0, 1))
+        x, y = (self._homed_position(i) - self._axis_range(i)[0] for i in (0, 1))
+        return (x, y)
 
     def _limits(self) -> AxisLimits:
         return AxisLimits.from_settings(self.settings)

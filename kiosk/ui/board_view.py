@@ -160,7 +160,8 @@ _SHADED_CACHE: dict[tuple[RGB, int], pygame.Surface] = {}
 
 
 def _mix(a: RGB, b: RGB, t: float) -> RGB:
-    return tuple(int(a[k] + (b[k] - a[k]) * t) for k in range(3))  # type: ignore[return-value]
+    r, g, bl = (int(a[k] + (b[k] - a[k]) * t) for k in range(3))
+    return (r, g, bl)
 
 
 def _outline_for(colour: RGB) -> RGB:
