@@ -36,7 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
 
 # Rewrite constraints.txt from a fresh venv with the newest allowed versions
 # (keeps its comment header); run the tests before committing the result.
