@@ -1,14 +1,10 @@
-"""Test-wide settings: pygame renders headless, data paths are shared."""
+"""Test-wide settings: pygame renders headless; the planner's fixtures."""
 import os
 
 import pytest
-from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
-
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from calibration.config import Config
 from calibration.config_file import config_to_toml, load_config, save_config
 from calibration.geometry import BoardGeometry, GantryTransform
 from calibration.print_files import png_dpi
-from test_calibration_imaging import CENTRE, board_texture, calibrated_config, make_camera, render
+from tests.helpers.pinhole import CENTRE, board_texture, calibrated_config, make_camera, render
 
 
 def run(argv: list[str], stdin: str = "") -> tuple[int, str]:

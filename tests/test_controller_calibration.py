@@ -3,7 +3,7 @@
 Controller -> gantry thread -> GantryMover -> GrblDriver -> GRBL simulator on a
 pty: the technician's correction at every reference square is a known jog, so
 the fit must recover exactly that offset of the board. Refusals use the fast
-fake ports (tests/kiosk_fakes.py).
+fake ports (tests/helpers/fakes.py).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from engine import Side
 from kiosk.calibration_session import CalibrationStatus
 from kiosk.controller import GameController
 from kiosk.simworld import SimWorld
-from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry, real_gantry_chain
+from tests.helpers.fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry, real_gantry_chain
 
 MAX_WAIT_S = 60.0        # a bound so a broken chain fails instead of hanging; not a speed check
 OFFSET_MM = (2.0, -1.5)  # where the board "really" is, relative to the configured origin

@@ -7,7 +7,7 @@ import logging
 from engine import Piece, Side
 
 from kiosk.session import result_of
-from tests.test_controller_game import Rig, play_game as play
+from tests.helpers.rig import Rig, play_game as play
 
 
 STEP = 0.1

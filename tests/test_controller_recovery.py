@@ -6,8 +6,8 @@ import math
 from engine import Piece, Side
 
 from kiosk.journal import read_records
-from tests.kiosk_fakes import WorldGantry
-from tests.test_controller_game import Rig
+from tests.helpers.fakes import WorldGantry
+from tests.helpers.rig import Rig
 
 
 def robot_pieces(rig: Rig) -> dict[int, Piece]:

@@ -3,7 +3,7 @@
 The jog runs the real chain below the controller (gantry thread, robot
 adapter, GRBL driver) against the GRBL simulator on a pty, because "the
 carriage moved" is only meaningful there; test moves and refusals use the
-fast fake ports (tests/kiosk_fakes.py) on a manual clock.
+fast fake ports (tests/helpers/fakes.py) on a manual clock.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from engine import Piece, Side, parse_square
 from kiosk.activity import ActivityCode, RobotActivity
 from kiosk.controller import GameController
 from kiosk.simworld import SimWorld
-from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry, real_gantry_chain
+from tests.helpers.fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry, real_gantry_chain
 
 STEP = 0.1
 MAX_WAIT_S = 60.0        # a bound so a broken chain fails instead of hanging; not a speed check

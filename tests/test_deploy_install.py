@@ -17,51 +17,11 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.helpers.deploy import FAKE_CLI_FAILS, install_source
+from tests.helpers.paths import REPO
+
 INSTALL = REPO / "systemd" / "install.sh"
 UNINSTALL = REPO / "systemd" / "uninstall.sh"
-
-FAKE_CLI_OK = '''\
-import sys
-args = sys.argv[1:]
-assert args[0] == "config", args
-if args[1] == "--check":
-    text = open(args[2]).read()
-    if not text.startswith("board"):
-        print(args[2] + ": expected a board line", file=sys.stderr)
-        sys.exit(1)
-    sys.exit(0)
-assert args[1] == "--write-default" and len(args) == 3, args
-with open(args[2], "w") as handle:
-    handle.write('board = "board-11"\\n')
-'''
-FAKE_CLI_FAILS = '''\
-import sys
-print("error: cannot write defaults", file=sys.stderr)
-sys.exit(2)
-'''
-
-
-def _source(tmp_path: Path, cli: str | None = FAKE_CLI_OK) -> Path:
-    src = tmp_path / "src"
-    shutil.copytree(REPO / "systemd", src / "systemd",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(REPO / "pyproject.toml", src / "pyproject.toml")
-    (src / "kiosk").mkdir()
-    (src / "kiosk" / "__init__.py").write_text('"""kiosk"""\n')
-    (src / "kiosk" / "__pycache__").mkdir()
-    (src / "kiosk" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
-    (src / "docs").mkdir()
-    (src / "docs" / "install.md").write_text("# Install\n")
-    for skipped in (".git", ".venv", ".pytest_cache"):
-        (src / skipped).mkdir()
-        (src / skipped / "junk").write_text("not for the kiosk\n")
-    if cli is not None:
-        (src / "calibration").mkdir()
-        (src / "calibration" / "__init__.py").write_text("")
-        (src / "calibration" / "cli.py").write_text(cli)
-    return src
-
 
 def _run(script: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     full_env = {k: v for k, v in os.environ.items() if k != "DESTDIR"}
@@ -94,7 +54,7 @@ def _snapshot(root: Path) -> dict[str, str]:
 
 
 def test_install_into_a_root(tmp_path: Path) -> None:
-    src, root = _source(tmp_path), tmp_path / "root"
+    src, root = install_source(tmp_path), tmp_path / "root"
     result = _install(src, root)
     assert "no systemctl, udevadm or sysctl calls" in result.stdout
 
@@ -136,7 +96,7 @@ def test_install_into_a_root(tmp_path: Path) -> None:
 
 
 def test_install_again_changes_nothing_and_keeps_config_and_venv(tmp_path: Path) -> None:
-    src, root = _source(tmp_path), tmp_path / "root"
+    src, root = install_source(tmp_path), tmp_path / "root"
     _install(src, root)
     config = root / "etc/tafl-kiosk/config.toml"
     config.write_text('board = "board-9"   # calibrated by the museum\n')
@@ -149,8 +109,8 @@ def test_install_again_changes_nothing_and_keeps_config_and_venv(tmp_path: Path)
     assert _snapshot(root) == before
 
 
-def test_an_update_drops_files_deleted_from_the_source(tmp_path: Path) -> None:
-    src, root = _source(tmp_path), tmp_path / "root"
+def test_an_update_drops_files_deleted_from_theinstall_source(tmp_path: Path) -> None:
+    src, root = install_source(tmp_path), tmp_path / "root"
     (src / "kiosk" / "old_module.py").write_text("")
     _install(src, root)
     assert (root / "opt/tafl-kiosk/kiosk/old_module.py").exists()
@@ -161,7 +121,7 @@ def test_an_update_drops_files_deleted_from_the_source(tmp_path: Path) -> None:
 
 
 def test_without_tafl_calibrate_it_says_how_to_write_the_config(tmp_path: Path) -> None:
-    src, root = _source(tmp_path, cli=None), tmp_path / "root"
+    src, root = install_source(tmp_path, cli=None), tmp_path / "root"
     result = _install(src, root)
     assert "tafl-calibrate is not available" in result.stdout
     assert "tafl-calibrate config --write-default /etc/tafl-kiosk/config.toml" in result.stdout
@@ -170,7 +130,7 @@ def test_without_tafl_calibrate_it_says_how_to_write_the_config(tmp_path: Path) 
 
 
 def test_a_failing_tafl_calibrate_is_reported_and_not_fatal(tmp_path: Path) -> None:
-    src, root = _source(tmp_path, cli=FAKE_CLI_FAILS), tmp_path / "root"
+    src, root = install_source(tmp_path, cli=FAKE_CLI_FAILS), tmp_path / "root"
     result = _install(src, root)
     assert "error: cannot write defaults" in result.stderr
     assert "--write-default' failed" in result.stdout
@@ -178,7 +138,7 @@ def test_a_failing_tafl_calibrate_is_reported_and_not_fatal(tmp_path: Path) -> N
 
 
 def test_destdir_works_like_root(tmp_path: Path) -> None:
-    src, root = _source(tmp_path), tmp_path / "destdir"
+    src, root = install_source(tmp_path), tmp_path / "destdir"
     result = _run(INSTALL, "--src", str(src), "--no-venv", "--python", sys.executable,
                   env={"DESTDIR": str(root)})
     assert result.returncode == 0, result.stderr
@@ -197,7 +157,7 @@ def test_destdir_works_like_root(tmp_path: Path) -> None:
 
 
 def test_uninstall_keeps_the_game_log_unless_purged(tmp_path: Path) -> None:
-    src, root = _source(tmp_path), tmp_path / "root"
+    src, root = install_source(tmp_path), tmp_path / "root"
     _install(src, root)
     games = root / "var/lib/tafl-kiosk/gamelog/2026-11.jsonl"
     games.parent.mkdir(parents=True)
@@ -223,7 +183,7 @@ def test_uninstall_keeps_the_game_log_unless_purged(tmp_path: Path) -> None:
 
 
 def test_a_ctrl_alt_del_setting_of_the_museum_is_left_alone(tmp_path: Path) -> None:
-    src, root = _source(tmp_path), tmp_path / "root"
+    src, root = install_source(tmp_path), tmp_path / "root"
     own = root / "etc/systemd/system/ctrl-alt-del.target"
     own.parent.mkdir(parents=True)
     own.symlink_to("/lib/systemd/system/poweroff.target")
@@ -258,7 +218,7 @@ def test_help_prints_the_usage() -> None:
 
 
 def test_an_edited_udev_rules_file_survives_an_update(tmp_path: Path) -> None:
-    src, root = _source(tmp_path), tmp_path / "root"
+    src, root = install_source(tmp_path), tmp_path / "root"
     _install(src, root)
     rules = root / "etc/udev/rules.d/99-tafl.rules"
     edited = rules.read_text() + '# narrowed by the museum\n'
@@ -284,7 +244,7 @@ def _add_desktop_user(root: Path, name: str = "museum") -> Path:
 
 
 def test_desktop_mode_runs_the_kiosk_in_the_users_session(tmp_path: Path) -> None:
-    src, root = _source(tmp_path), tmp_path / "root"
+    src, root = install_source(tmp_path), tmp_path / "root"
     (root / "etc").mkdir(parents=True)
     (root / "etc/passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
     home = _add_desktop_user(root)
@@ -306,7 +266,7 @@ def test_desktop_mode_runs_the_kiosk_in_the_users_session(tmp_path: Path) -> Non
 
 
 def test_desktop_mode_needs_an_existing_user(tmp_path: Path) -> None:
-    src, root = _source(tmp_path), tmp_path / "root"
+    src, root = install_source(tmp_path), tmp_path / "root"
     result = _run(INSTALL, "--root", str(root), "--src", str(src), "--no-venv",
                   "--desktop-user", "nobody-here")
     assert result.returncode == 1
@@ -315,7 +275,7 @@ def test_desktop_mode_needs_an_existing_user(tmp_path: Path) -> None:
 
 def test_the_venv_step_reports_a_failed_package_install_clearly(tmp_path: Path) -> None:
     """A real venv is made; with an empty --wheels directory pip must fail with a clear line."""
-    src, root = _source(tmp_path), tmp_path / "root"
+    src, root = install_source(tmp_path), tmp_path / "root"
     wheels = tmp_path / "wheels"
     wheels.mkdir()
     result = _run(INSTALL, "--root", str(root), "--src", str(src), "--python", sys.executable,
@@ -326,7 +286,7 @@ def test_the_venv_step_reports_a_failed_package_install_clearly(tmp_path: Path) 
 
 
 def test_an_existing_config_that_no_longer_validates_is_reported(tmp_path: Path) -> None:
-    src, root = _source(tmp_path), tmp_path / "root"
+    src, root = install_source(tmp_path), tmp_path / "root"
     _install(src, root)
     config = root / "etc/tafl-kiosk/config.toml"
     config.write_text("bord = 1\n")
@@ -340,7 +300,7 @@ def test_with_the_real_calibration_package_the_config_is_valid_and_has_a_secret(
     """The real `tafl-calibrate config --write-default`, then this kiosk's own reward secret."""
     if not (REPO / "calibration" / "cli.py").exists():
         pytest.skip("calibration/cli.py (tafl-calibrate) is not in the repository yet")
-    src, root = _source(tmp_path, cli=None), tmp_path / "root"
+    src, root = install_source(tmp_path, cli=None), tmp_path / "root"
     shutil.rmtree(src / "kiosk")
     for package in ("calibration", "engine", "kiosk", "robot", "vision"):
         shutil.copytree(REPO / package, src / package, ignore=shutil.ignore_patterns("__pycache__"))

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from test_deploy_install import _source   # tests/ is on sys.path (pytest prepend mode)
+from tests.helpers.deploy import install_source
+from tests.helpers.paths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 STUB = '#!/bin/sh\necho "$(basename "$0") $*" >> "{log}"\n{extra}\n'
 
 
@@ -80,7 +80,7 @@ def _owner(world: Path, path: Path) -> str:
 
 def test_live_install_creates_the_user_owns_the_files_and_starts_the_service(live, tmp_path: Path) -> None:
     world, log, run = live
-    src = _source(tmp_path)
+    src = install_source(tmp_path)
     result = run(str(REPO / "systemd/install.sh"), "--src", str(src), "--no-venv", "--python", sys.executable)
     assert result.returncode == 0, result.stdout + result.stderr
 
@@ -120,7 +120,7 @@ def test_live_install_creates_the_user_owns_the_files_and_starts_the_service(liv
 
 def test_live_uninstall_and_purge(live, tmp_path: Path) -> None:
     world, log, run = live
-    src = _source(tmp_path)
+    src = install_source(tmp_path)
     assert run(str(REPO / "systemd/install.sh"), "--src", str(src), "--no-venv",
                "--python", sys.executable).returncode == 0
     log.write_text("")
@@ -145,7 +145,7 @@ def test_a_desktop_machine_gets_a_warning(live, tmp_path: Path) -> None:
     world, log, run = live
     stub = Path(str(log).replace("calls.log", "stubs")) / "systemctl"
     stub.write_text(STUB.format(log=log, extra='case "$1" in is-active) exit 3;; get-default) echo graphical.target;; esac'))
-    result = run(str(REPO / "systemd/install.sh"), "--src", str(_source(tmp_path)), "--no-venv", "--no-start")
+    result = run(str(REPO / "systemd/install.sh"), "--src", str(install_source(tmp_path)), "--no-venv", "--no-start")
     assert result.returncode == 0, result.stderr
     assert "this machine boots to a desktop" in result.stdout
     assert "systemctl set-default multi-user.target" in result.stdout
@@ -158,7 +158,7 @@ def test_live_desktop_mode(live, tmp_path: Path) -> None:
         passwd.write("museum:x:1234:1234:Museum:/home/museum:/bin/bash\n")
     with (world / "etc/group").open("a") as group:
         group.write("museum:x:1234:\n")
-    result = run(str(REPO / "systemd/install.sh"), "--src", str(_source(tmp_path)), "--no-venv",
+    result = run(str(REPO / "systemd/install.sh"), "--src", str(install_source(tmp_path)), "--no-venv",
                  "--python", sys.executable, "--desktop-user", "museum")
     assert result.returncode == 0, result.stdout + result.stderr
     members = {row.split(":")[0]: row.split(":")[3].split(",") for row in (world / "etc/group").read_text().splitlines()}

@@ -5,7 +5,7 @@ import pytest
 
 from engine import Board, Outcome, Piece, Side, parse_square
 
-from engine_helpers import legal, play, position_maker
+from tests.helpers.rules import legal, play, position_maker
 
 V = "copenhagen"
 pos = position_maker(V, 11, "f6")

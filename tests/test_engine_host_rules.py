@@ -11,7 +11,7 @@ import pytest
 
 from engine import Board, Outcome, Side
 from engine.rules import VARIANTS, rules_for
-from engine_helpers import play, position_maker
+from tests.helpers.rules import play, position_maker
 
 pos = position_maker("copenhagen", 11, "f6")
 

@@ -17,7 +17,7 @@ from engine.cli import main as cli_main
 from engine.levels import LEVEL_NAMES
 from engine.reasons import CODES, capture_targets, explain, explain_text, hint
 
-from engine_helpers import position_maker
+from tests.helpers.rules import position_maker
 
 V = "copenhagen"
 pos = position_maker(V, 11, "f6")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from engine import Board, Move, Outcome, Piece, Side, parse_square, square_name
 
-from engine_helpers import legal, play, position_maker, why
+from tests.helpers.rules import legal, play, position_maker, why
 
 V = "tablut"
 pos = position_maker(V, 9, "e5")

@@ -12,7 +12,7 @@ from engine import Board, Side
 
 from kiosk import notices
 from kiosk.journal import CURRENT_NAME, Journal, read_journal, read_records
-from tests.test_controller_game import Rig
+from tests.helpers.rig import Rig
 
 
 @pytest.fixture(autouse=True)

@@ -8,9 +8,8 @@ from engine.evaluate import (FAMILY_WEIGHTS, FORK_WIN, NEAR_WIN, EvalWeights, ev
                              king_routes)
 from engine.rules import rules_for
 from engine.search import board_cells, geometry_for
+from engine.otn import build_position as position
 from engine.types import parse_square
-
-from test_search_tactics import position
 
 
 @pytest.mark.parametrize("variant,options,family", [

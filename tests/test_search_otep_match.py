@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from bench_helpers import load_bench
+from tests.helpers.bench import load_bench
 from engine.board import Board
 ENGINE = f"{sys.executable} -m engine otep --level easy --time 0.1"
 #: an engine that says hello and then always proposes the same (illegal) move

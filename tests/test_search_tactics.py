@@ -15,20 +15,12 @@ import pytest
 
 from engine.board import Board
 from engine.levels import DEFAULT_LEVELS
-from engine.otn import format_position
+from engine.otn import build_position as position
 from engine.search import build_board, search_board
-from engine.types import ATT, DEF, KING, Side, parse_square
+from engine.types import Side
 
 VARIANTS = ("copenhagen", "york", "tablut", "tawlbwrdd")
 LEVELS = ("easy", "medium", "hard")
-
-
-def position(size: int, attackers: str = "", defenders: str = "", king: str = "") -> str:
-    cells = [0] * (size * size)
-    for names, code in ((attackers, ATT), (defenders, DEF), (king, KING)):
-        for name in names.split():
-            cells[parse_square(name, size)] = code
-    return format_position(cells, size)
 
 
 def level(name: str):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import random
 
-from bench_helpers import load_bench as _load
+from tests.helpers.bench import load_bench as _load
 from engine.board import Board
 
 

@@ -15,7 +15,7 @@ from engine import Board, Side
 
 from kiosk.autoplay import SimVisitor, VisitorStyle
 from kiosk.simrig import SimRig
-from tests.test_simulation_games import quick_settings
+from tests.helpers.simulation import quick_settings
 
 
 def make_rig(tmp_path, seed: int = 3) -> SimRig:

@@ -13,19 +13,10 @@ from calibration.config import Config
 from engine import Board, Side
 
 from kiosk.autoplay import SimVisitor, VisitorStyle
-from kiosk.simrig import SimRig, fast_settings
+from kiosk.simrig import SimRig
+from tests.helpers.simulation import quick_settings
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
-
-
-def quick_settings(seed: int):
-    s = fast_settings(seed)
-    s.speed_factor = 100.0
-    s.engine_time_scale = 0.1
-    s.stable_s = 0.25
-    s.hand_seconds = 0.25
-    s.render_hands = False
-    return s
 
 
 def play(rig: SimRig, variant: str, visitor: SimVisitor, side: Side, timeout_s: float) -> dict:

@@ -8,8 +8,8 @@ import pygame
 from engine import Outcome, Piece, Side, parse_square
 from kiosk.ui.game import result_title
 from kiosk.ui.screenshots import game_view
-from tests.test_ui_screens import make_app
-from tests.ui_helpers import clean_queue, click, find_button  # noqa: F401 - clean_queue is an autouse fixture
+from tests.helpers.ui import make_app
+from tests.helpers.ui import clean_queue, click, find_button  # noqa: F401 - clean_queue is an autouse fixture
 
 
 def game_over(reason: str, winner=None):

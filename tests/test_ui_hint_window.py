@@ -9,7 +9,7 @@ from kiosk.gamelog import read_games
 from kiosk.ui.game import split_rects
 from kiosk.ui.teach_panel import HINT_COLOUR, REASON_COLOUR
 
-from ui_helpers import click, count_colour, find_button, run_until, sim_kiosk, start_by_touch
+from tests.helpers.ui import click, count_colour, find_button, run_until, sim_kiosk, start_by_touch
 
 
 def marked_squares(surface: pygame.Surface, geom, colour) -> set[int]:

@@ -11,8 +11,8 @@ from engine import Side
 from kiosk.simworld import SimWorld
 from kiosk.ui import focus as focus_module
 from kiosk.ui.screenshots import game_view, idle_view
-from tests.test_ui_screens import key, make_app, make_config
-from tests.ui_helpers import clean_queue, click, count_colour, find_button  # noqa: F401 - clean_queue is an autouse fixture
+from tests.helpers.ui import key, make_app, make_config
+from tests.helpers.ui import clean_queue, click, count_colour, find_button  # noqa: F401 - clean_queue is an autouse fixture
 
 
 def ring_pixels(app, button_key: str) -> int:

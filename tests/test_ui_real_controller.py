@@ -11,7 +11,7 @@ import pygame
 
 from kiosk.ui import palette
 
-from ui_helpers import click, run_until, sim_kiosk
+from tests.helpers.ui import click, run_until, sim_kiosk
 
 
 def test_touch_play_against_the_real_controller(tmp_path):

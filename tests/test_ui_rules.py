@@ -64,9 +64,10 @@ def test_animation_slides_then_removes_the_captured_piece():
 from calibration.config import Config  # noqa: E402
 from kiosk.ui.rules import playing_here_words  # noqa: E402
 from kiosk.ui.rules_content import PLAYING_KEYS  # noqa: E402
-from kiosk.ui.screenshots import StillController, _Clock, idle_view  # noqa: E402
+from kiosk.ui.screenshots import StillController, idle_view  # noqa: E402
+from tests.helpers.fakes import ManualClock  # noqa: E402
 
-from ui_helpers import clean_queue, click, find_button  # noqa: E402,F401
+from tests.helpers.ui import clean_queue, click, find_button  # noqa: E402,F401
 
 
 _NO_WORLD = object()   # a world the screens never look into
@@ -77,7 +78,7 @@ def _app(size=(1280, 800), world=_NO_WORLD, config=None):
 
     config = config or Config()
     config.kiosk.reward_secret = "s"
-    clock = _Clock()
+    clock = ManualClock()
     app = KioskApp(StillController(idle_view()), config, world=world, size=size, clock=clock)
     app.step([])
     return app

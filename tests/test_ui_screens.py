@@ -13,58 +13,15 @@ import numpy as np
 import pygame
 import pytest
 
-from calibration.config import Config
 from engine import Board, Outcome, Piece, Side, parse_square
 from kiosk.activity import ActivityCode, RobotActivity
 from kiosk.rewards import verify_code
 from kiosk.simworld import SimWorld
-from kiosk.staffpin import hash_pin
 from kiosk.ui import palette
-from kiosk.ui.app import KioskApp
 from kiosk.ui.game import split_rects
 from kiosk.ui.board_view import BoardGeometry
-from kiosk.ui.screenshots import StillController, game_view, idle_view
-from tests.ui_helpers import clean_queue, click, count_colour, find_button  # noqa: F401 - clean_queue is an autouse fixture
-
-SECRET = "test-secret-0123456789"
-PIN = "2468"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 500.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def make_config() -> Config:
-    config = Config()
-    config.kiosk.reward_secret = SECRET
-    config.kiosk.staff_pin_hash = hash_pin(PIN, iterations=10_000)
-    config.kiosk.state_dir = "/nonexistent-tafl-state"
-    return config
-
-
-def make_app(view, size=(1280, 800), world=None, config=None):
-    pygame.display.init()
-    clock = Clock()
-    app = KioskApp(StillController(view), config or make_config(), world=world, size=size, clock=clock)
-    app.clock_ref = clock
-    return app
-
-
-def frame(app, tmp_path, name="frame.png") -> pygame.Surface:
-    """Draw one frame from the queued events, save it as PNG and load it back."""
-    app.step()
-    path = tmp_path / name
-    pygame.image.save(app.surface, str(path))
-    return pygame.image.load(str(path))
-
-
-def key(k, unicode="") -> None:
-    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=k, unicode=unicode, mod=0, scancode=0))
-
+from kiosk.ui.screenshots import game_view, idle_view
+from tests.helpers.ui import PIN, SECRET, clean_queue, click, count_colour, find_button, frame, key, make_app, make_config  # noqa: F401 - clean_queue is an autouse fixture
 
 def button(app, key_name):
     return find_button(app, key_name).rect

@@ -1,6 +1,6 @@
 """Staff screen buttons driving the real GameController: jog, test move, the camera picture.
 
-The controller runs on the fast fake ports (tests/kiosk_fakes.py) with a
+The controller runs on the fast fake ports (tests/helpers/fakes.py) with a
 manual clock; the frames are real pygame frames, read back pixel by pixel.
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ from kiosk.controller import GameController
 from kiosk.ports import GantryEvent, GantryEventKind
 from kiosk.simworld import SimWorld
 from kiosk.ui.app import KioskApp
-from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry
-from tests.ui_helpers import clean_queue, click, find_button  # noqa: F401 - clean_queue is an autouse fixture
+from tests.helpers.fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry
+from tests.helpers.ui import clean_queue, click, find_button  # noqa: F401 - clean_queue is an autouse fixture
 
 PICTURE_BGR = (40, 180, 250)      # an orange picture: (250, 180, 40) on screen
 

@@ -21,8 +21,8 @@ from kiosk.simworld import SimWorld
 from kiosk.ui import palette
 from kiosk.ui.app import KioskApp
 from robot.simulator import GrblSimulator
-from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry
-from tests.ui_helpers import clean_queue, click, count_colour, find_button  # noqa: F401 - clean_queue is an autouse fixture
+from tests.helpers.fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry
+from tests.helpers.ui import clean_queue, click, count_colour, find_button  # noqa: F401 - clean_queue is an autouse fixture
 from vision.renderer import render_frame
 
 MAX_WAIT_S = 60.0        # a bound so a broken chain fails instead of hanging; not a speed check

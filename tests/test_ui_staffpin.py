@@ -10,8 +10,9 @@ from calibration.config import Config
 from kiosk import notices
 from kiosk.staffpin import (GUARD_FILE, LOCK_AFTER, LOCK_FIRST_S, LOCK_MAX_S, PinGuard, hash_pin, lock_seconds,
                             main, parse_pin_hash, verify_pin)
-from tests.test_ui_screens import frame, idle_view, make_app
-from tests.ui_helpers import clean_queue  # noqa: F401 - an autouse fixture
+from kiosk.ui.screenshots import idle_view
+from tests.helpers.ui import frame, make_app
+from tests.helpers.ui import clean_queue  # noqa: F401 - an autouse fixture
 
 FAST = 10_000          # the fewest iterations a config may use: quick tests
 

@@ -6,7 +6,7 @@ from kiosk.ui.game import split_rects
 from kiosk.ui.screenshots import _shots, prepared_screens
 from kiosk.ui.teach_panel import HINT_COLOUR, REASON_COLOUR
 
-from ui_helpers import clean_queue, count_colour  # noqa: F401
+from tests.helpers.ui import clean_queue, count_colour  # noqa: F401
 
 TEACH_SHOTS = ("32-game-robot-reason", "33-game-hint", "34-game-hint-thinking", "35-game-reason-in-swedish",
                "36-rules-playing-here", "37-rules-levels-hints", "38-start-side-rules")

@@ -14,7 +14,7 @@ from vision.inference import MoveInferrer, Verdict
 from vision.reader import BoardReader
 from vision.renderer import render_frame
 
-from conftest import REPO
+from tests.helpers.paths import REPO
 
 GAME_INDEX = 24
 

@@ -12,7 +12,7 @@ from vision.localise import NotReadable
 from vision.reader import BoardReader
 from vision.renderer import render_frame
 
-from conftest import REPO
+from tests.helpers.paths import REPO
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
-"""What the touchscreen tests share: a clean event queue, a touch, a button by name, pixels of a colour."""
+"""What the touchscreen tests share: a clean event queue, a touch, a key, a button by name, pixels of a
+colour, an app on a still view, a frame saved and read back, the real controller in full simulation."""
 from __future__ import annotations
 
 import time
@@ -7,6 +8,15 @@ from contextlib import contextmanager
 import numpy as np
 import pygame
 import pytest
+
+from calibration.config import Config
+from kiosk.staffpin import hash_pin
+from kiosk.ui.app import KioskApp
+from kiosk.ui.screenshots import StillController
+from tests.helpers.fakes import ManualClock
+
+SECRET = "test-secret-0123456789"
+PIN = "2468"
 
 
 @pytest.fixture(autouse=True)
@@ -24,6 +34,11 @@ def click(pos) -> None:
     pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=tuple(map(int, pos)), button=1))
 
 
+def key(k, unicode="") -> None:
+    """A key pressed (``k`` a pygame key code)."""
+    pygame.event.post(pygame.event.Event(pygame.KEYDOWN, key=k, unicode=unicode, mod=0, scancode=0))
+
+
 def find_button(app, key: str):
     """The button called `key` on the current screen; fails the test, listing the others, if absent."""
     found = app.current.buttons.find(key)
@@ -36,6 +51,32 @@ def count_colour(surface: pygame.Surface, rect, colour, tolerance: int = 12) -> 
     rect = pygame.Rect(rect).clip(surface.get_rect())
     pixels = pygame.surfarray.pixels3d(surface)[rect.left:rect.right, rect.top:rect.bottom].astype(int)
     return int((np.abs(pixels - np.array(colour)).max(axis=2) <= tolerance).sum())
+
+
+def make_config() -> Config:
+    """The default config with a reward secret, the staff PIN `PIN` and a state directory that is not there."""
+    config = Config()
+    config.kiosk.reward_secret = SECRET
+    config.kiosk.staff_pin_hash = hash_pin(PIN, iterations=10_000)
+    config.kiosk.state_dir = "/nonexistent-tafl-state"
+    return config
+
+
+def make_app(view, size=(1280, 800), world=None, config=None):
+    """A KioskApp showing ``view`` on a manual clock (``app.clock_ref``) that records its commands."""
+    pygame.display.init()
+    clock = ManualClock(now=500.0)
+    app = KioskApp(StillController(view), config or make_config(), world=world, size=size, clock=clock)
+    app.clock_ref = clock
+    return app
+
+
+def frame(app, tmp_path, name="frame.png") -> pygame.Surface:
+    """Draw one frame from the queued events, save it as PNG and load it back."""
+    app.step()
+    path = tmp_path / name
+    pygame.image.save(app.surface, str(path))
+    return pygame.image.load(str(path))
 
 
 def run_until(app, condition, what: str, max_wait_s: float = 120.0) -> None:
@@ -61,9 +102,7 @@ def start_by_touch(app, *keys: str) -> None:
 def sim_kiosk(tmp_path, seed: int):
     """The real controller in full simulation (rendered camera, GRBL simulator, search process) under a
     KioskApp of 1280 x 800; skips when the rig cannot be built here, closes it afterwards."""
-    from calibration.config import Config
     from kiosk.simrig import SimRig, fast_settings
-    from kiosk.ui.app import KioskApp
 
     pygame.display.init()
     pygame.event.clear()

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 from types import ModuleType
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
+from tests.helpers.paths import REPO
+
+BENCH = REPO / "bench"
 
 
 def load_bench(name: str) -> ModuleType:
