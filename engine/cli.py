@@ -11,9 +11,10 @@ and why); 2 bad input (position string, option, malformed move, usage), always
 as ONE line on stderr, for any input, in bounded time and memory (input is
 checked against the rules' limits before anything is built from it). The
 search commands (`bestmove`, `otep`) are added by
-`engine.cli_search.add_commands`, which reuses `add_board_arguments` and
-`board_from_args` from here; every subcommand reports bad input with
-`report_bad_input` and reads numbers with `ascii_int` / `ascii_float`.
+`engine.cli_search.add_commands`; every subcommand reads the board with
+`add_board_arguments` / `board_from_args` and numbers with `ascii_int` /
+`ascii_float` (engine/cli_args.py), and reports bad input with
+`report_bad_input` (here).
 """
 from __future__ import annotations
 
@@ -24,9 +25,10 @@ from typing import Sequence
 
 from . import cli_explain, cli_search
 from .board import Board, perft
+from .cli_args import add_board_arguments, ascii_int, board_from_args, options_from_args
 from .replay import ReplayError, replay, summary_lines, tokenize
 from .rules import VARIANTS
-from .types import Side, square_name
+from .types import square_name
 
 EXIT_ILLEGAL = 1
 EXIT_BAD_INPUT = 2
@@ -47,27 +49,6 @@ def report_bad_input(message: object, prefix: str = "tafl-engine: error: ",
         text = text[:_MAX_MESSAGE] + "..."
     print(prefix + text, file=sys.stderr)
     return code
-
-
-def ascii_int(text: str) -> int:
-    """An argparse type: a plain ASCII integer (`12`, `-3`); not `١٢`, `1_0`, ` 12`, `+12`, 5000 digits."""
-    body = text[1:] if text.startswith("-") else text
-    if not body or len(body) > 18 or not body.isascii() or not body.isdigit():
-        raise argparse.ArgumentTypeError(f"bad integer {text[:30]!r}")
-    return int(text)
-
-
-def ascii_float(text: str) -> float:
-    """An argparse type: a finite ASCII decimal number (`0.5`, `2`, `1e-3`); not nan, inf, `٣`."""
-    if not text or len(text) > 40 or not text.isascii() or "_" in text or text != text.strip():
-        raise argparse.ArgumentTypeError(f"bad number {text[:30]!r}")
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"bad number {text[:30]!r}") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise argparse.ArgumentTypeError(f"bad number {text!r} (must be finite)")
-    return value
 
 
 def read_record(path: str, limit: int = MAX_RECORD_BYTES) -> str:
@@ -104,40 +85,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(message)
-
-
-def _option_pair(text: str) -> tuple[str, str]:
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"bad --option {text!r} (expected KEY=VALUE)")
-    return key.strip(), value.strip()
-
-
-def add_board_arguments(parser: argparse.ArgumentParser, *, position: bool = True) -> None:
-    """--variant, --option K=V (repeatable), and optionally --position OTN / --turn SIDE."""
-    parser.add_argument("--variant", required=True, help=f"one of: {', '.join(VARIANTS)}")
-    parser.add_argument("--option", action="append", default=[], type=_option_pair,
-                        metavar="KEY=VALUE", help="a rules option of the variant (repeatable)")
-    if position:
-        parser.add_argument("--position", help="OTN position, first rank first "
-                                               "(default: the variant's start)")
-        parser.add_argument("--turn", choices=[s.value for s in Side],
-                            help="side to move (default: who starts the variant)")
-
-
-def options_from_args(args: argparse.Namespace) -> dict[str, str]:
-    options: dict[str, str] = {}
-    for key, value in getattr(args, "option", []) or []:
-        if key in options:
-            raise ValueError(f"option {key} given twice")
-        options[key] = value
-    return options
-
-
-def board_from_args(args: argparse.Namespace) -> Board:
-    """The Board that --variant/--option/--position/--turn describe; ValueError (one line) if bad."""
-    return Board(args.variant, options_from_args(args),
-                 position=getattr(args, "position", None), turn=getattr(args, "turn", None))
 
 
 # ----------------------------------------------------------------- commands

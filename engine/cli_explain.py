@@ -1,7 +1,7 @@
 """The teaching commands of ``tafl-engine``: ``explain`` and ``hint`` (engine/reasons.py).
 
 ``engine.cli.build_parser`` calls ``add_commands(subparsers)``; the board
-arguments and their parsing are the rules CLI's (``add_board_arguments`` /
+arguments and their parsing are engine/cli_args.py's (``add_board_arguments`` /
 ``board_from_args``), so every command reads positions the same way.
 
     tafl-engine explain --variant V [--option K=V ...] --position OTN --turn T --move M --json
@@ -19,14 +19,13 @@ from __future__ import annotations
 import argparse
 import json
 
+from .cli_args import add_board_arguments, board_from_args
 from .levels import LEVEL_NAMES
 from .reasons import Explained, explain_text, hint
 
 
 def add_commands(subparsers: "argparse._SubParsersAction") -> None:
     """Registers ``explain`` and ``hint`` on the ``tafl-engine`` subparsers."""
-    from .cli import add_board_arguments
-
     p = subparsers.add_parser("explain", help="why a move is good: reason codes with squares")
     add_board_arguments(p)
     p.add_argument("--move", required=True, help="the move in OTN, e.g. e5-e8")
@@ -51,8 +50,6 @@ def _print(result: Explained, size: int, as_json: bool) -> None:
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from .cli import board_from_args
-
     board = board_from_args(args)
     result = explain_text(board, args.move)
     # The move is echoed as given (M in, M out); hint writes its own with the captures, as bestmove does.
@@ -61,8 +58,6 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
 
 def _cmd_hint(args: argparse.Namespace) -> int:
-    from .cli import board_from_args
-
     board = board_from_args(args)
     _print(hint(board, args.level, seed=args.seed), board.size, args.json)
     return 0

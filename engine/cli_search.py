@@ -1,9 +1,9 @@
 """The search commands of ``tafl-engine``: ``bestmove`` and ``otep``.
 
 ``engine.cli.build_parser`` calls ``add_commands(subparsers)``; the board
-arguments (--variant, --option, --position, --turn) and their parsing are the
-rules CLI's (``engine.cli.add_board_arguments`` / ``board_from_args``), so both
-halves of the command line read positions the same way.
+arguments (--variant, --option, --position, --turn) and their parsing are
+engine/cli_args.py's (``add_board_arguments`` / ``board_from_args``), so every
+command reads positions the same way.
 
     tafl-engine bestmove --variant V [--option K=V ...] [--position OTN --turn T]
                          [--moves "e1-e3 f4-f2 ..."] --level easy|medium|hard
@@ -20,6 +20,7 @@ import argparse
 import sys
 from dataclasses import replace
 
+from .cli_args import add_board_arguments, ascii_float, ascii_int, board_from_args
 from .levels import LEVEL_NAMES, get_level
 
 
@@ -28,8 +29,6 @@ MAX_THINK_S = 600.0
 
 
 def _think_seconds(text: str) -> float:
-    from .cli import ascii_float
-
     value = ascii_float(text)
     if not 0 < value <= MAX_THINK_S:
         raise argparse.ArgumentTypeError(f"must be more than 0 and at most {MAX_THINK_S:g} s, got {text}")
@@ -37,8 +36,6 @@ def _think_seconds(text: str) -> float:
 
 
 def _non_negative_int(text: str) -> int:
-    from .cli import ascii_int
-
     value = ascii_int(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
@@ -47,8 +44,6 @@ def _non_negative_int(text: str) -> int:
 
 def add_commands(subparsers: "argparse._SubParsersAction") -> None:
     """Registers ``bestmove`` and ``otep`` on the ``tafl-engine`` subparsers."""
-    from .cli import add_board_arguments, ascii_int
-
     p = subparsers.add_parser("bestmove", help="the engine's move for a position (last line)")
     add_board_arguments(p)
     p.add_argument("--moves", default="",
@@ -71,7 +66,6 @@ def add_commands(subparsers: "argparse._SubParsersAction") -> None:
 
 
 def _cmd_bestmove(args: argparse.Namespace) -> int:
-    from .cli import board_from_args
     from .search import search_board
 
     board = board_from_args(args)

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from engine import Side
-from engine.cli import add_board_arguments, board_from_args, main
+from engine.cli import main
+from engine.cli_args import add_board_arguments, board_from_args
 
 REPO = Path(__file__).resolve().parents[1]
 START = "/3ttttt3/5t5/11/t4T4t/t3TTT3t/tt1TTKTT1tt/t3TTT3t/t4T4t/11/5t5/3ttttt3/"
