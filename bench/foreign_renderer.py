@@ -49,7 +49,8 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from calibration.config import Config, load_config
+from calibration.config import Config
+from calibration.config_file import load_config
 from engine import Board, Piece
 from engine.otn import pieces_from_position
 

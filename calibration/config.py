@@ -6,7 +6,6 @@ validation and atomic saving of the TOML file live in calibration/config_file.py
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 DEFAULT_CONFIG_PATH = "/etc/tafl-kiosk/config.toml"
@@ -173,14 +172,3 @@ class Config:
     @property
     def board_spec(self) -> BoardSpec:
         return self.boards[self.board]
-
-
-def load_config(path: str | os.PathLike | None = None) -> Config:
-    """The validated configuration (see calibration.config_file.load_config).
-
-    Kept here too because docs/architecture.md names it calibration.config.load_config;
-    the import is deferred so this schema module stays free of file handling.
-    """
-    from calibration.config_file import load_config as _load
-
-    return _load(path)

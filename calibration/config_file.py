@@ -36,6 +36,8 @@ from typing import Any, Callable, Iterable
 from calibration import config as config_module
 from calibration.config import DEFAULT_CONFIG_PATH, Config
 from calibration.durable import atomic_write_text
+from calibration.geometry import BoardGeometry, GantryTransform
+from calibration.travel import check_soft_limits, storage_slot_counts
 
 PathLike = str | os.PathLike
 
@@ -369,10 +371,7 @@ def _cross_checks(cfg: Config) -> list[tuple[str, str, str]]:
 
 
 def _travel_checks(cfg: Config) -> list[tuple[str, str, str]]:
-    """Every board's corners and storage slots lie inside the gantry's travel (calibration/gantry.py)."""
-    from calibration.gantry import check_soft_limits, storage_slot_counts
-    from calibration.geometry import BoardGeometry, GantryTransform
-
+    """Every board's corners and storage slots lie inside the gantry's travel (calibration/travel.py)."""
     out: list[tuple[str, str, str]] = []
     transform = GantryTransform.from_config(cfg.gantry)
     tx, ty = cfg.gantry.travel_mm

@@ -18,7 +18,7 @@ from typing import Callable
 import numpy as np
 
 from calibration.config import Config
-from calibration.gantry import check_soft_limits, storage_slot_counts
+from calibration.travel import check_soft_limits, storage_slot_counts
 from calibration.geometry import BoardGeometry, GantryTransform
 
 

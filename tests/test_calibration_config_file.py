@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from calibration import config as config_module
 from calibration.config import Config, LevelConfig
 from calibration.config_file import (
     ConfigError,
@@ -83,7 +82,6 @@ def test_none_means_default_path_or_builtin_defaults(tmp_path, monkeypatch):
     path = write(tmp_path, 'board = "board-9"\n', "present.toml")
     monkeypatch.setattr("calibration.config_file.DEFAULT_CONFIG_PATH", str(path))
     assert load_config(None).board == "board-9"
-    assert config_module.load_config(None).board == "board-9"   # the name architecture.md uses
 
 
 # ----------------------------------------------------------------------------- bad files

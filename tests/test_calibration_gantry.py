@@ -11,11 +11,11 @@ from calibration.config_file import load_config
 from calibration.gantry import (
     GantryCalibration,
     GantryFitError,
-    check_soft_limits,
     fit_transform,
     residual_report,
 )
 from calibration.geometry import BoardGeometry, GantryTransform
+from calibration.travel import check_soft_limits
 
 # The true mounting: a known offset, a 1-degree rotation and slightly stretched belts.
 TRUE = GantryTransform(origin=(176.4, 31.7), rotation_deg=1.0, scale=(1.003, 0.998))

@@ -11,7 +11,8 @@ import time
 
 import pytest
 
-from calibration.config import Config, load_config
+from calibration.config import Config
+from calibration.config_file import load_config
 from engine import Side
 
 from kiosk.calibration_session import CalibrationStatus
