@@ -30,10 +30,10 @@ import pygame
 from calibration.config import Config
 from kiosk.activity import ActivityCode, RobotActivity
 from kiosk.ui.app import FPS, FrameLimiter, KioskApp
-from kiosk.ui.screenshots import StillController, game_view
+from kiosk.ui.screenshots import StillView, game_view
 
 
-class ChangingController(StillController):
+class ChangingController(StillView):
     """Hands out a different view every frame, like a controller during the robot's turn."""
 
     def __init__(self, frames: int) -> None:

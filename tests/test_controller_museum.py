@@ -204,10 +204,10 @@ def _app(view):
 
     from calibration.config import Config
     from kiosk.ui.app import KioskApp
-    from kiosk.ui.screenshots import StillController
+    from kiosk.ui.screenshots import StillView
 
     pygame.display.init()
-    app = KioskApp(StillController(view), Config(), size=(1280, 800), clock=lambda: 100.0)
+    app = KioskApp(StillView(view), Config(), size=(1280, 800), clock=lambda: 100.0)
     app.navigate("game")
     return app
 

@@ -3,7 +3,7 @@ import pygame
 
 from calibration.config import Config
 from kiosk.ui.app import FrameLimiter, run_app
-from kiosk.ui.screenshots import StillController, idle_view
+from kiosk.ui.screenshots import StillView, idle_view
 
 
 class FakeTime:
@@ -40,7 +40,7 @@ def test_limiter_restarts_its_schedule_after_a_stall():
 
 
 def test_run_app_polls_every_frame_and_returns(monkeypatch):
-    class CountingController(StillController):
+    class CountingController(StillView):
         polls = 0
 
         def poll(self):
@@ -57,7 +57,7 @@ def _post_quit_each_frame():
 
 
 def test_a_window_closes_on_quit_with_exit_status_zero():
-    controller = StillController(idle_view())
+    controller = StillView(idle_view())
     status = run_app(controller, Config(), size=(800, 480), max_frames=50, on_frame=_post_quit_each_frame)
     assert status == 0
 
@@ -73,7 +73,7 @@ def test_the_locked_kiosk_ignores_quit_and_reports_ready_once(monkeypatch):
         frames.append(1)
         _post_quit_each_frame()
 
-    controller = StillController(idle_view())
+    controller = StillView(idle_view())
     status = run_app(controller, Config(), size=(800, 480), fullscreen=True, max_frames=8,
                      on_ready=lambda: ready.append(1), on_frame=on_frame)
     assert len(frames) == 8 and ready == [1] and status == 0

@@ -64,7 +64,7 @@ def test_animation_slides_then_removes_the_captured_piece():
 from calibration.config import Config  # noqa: E402
 from kiosk.ui.rules import playing_here_words  # noqa: E402
 from kiosk.ui.rules_content import PLAYING_KEYS  # noqa: E402
-from kiosk.ui.screenshots import StillController, idle_view  # noqa: E402
+from kiosk.ui.screenshots import StillView, idle_view  # noqa: E402
 from tests.helpers.fakes import ManualClock  # noqa: E402
 
 from tests.helpers.ui import clean_queue, click, find_button  # noqa: E402,F401
@@ -79,7 +79,7 @@ def _app(size=(1280, 800), world=_NO_WORLD, config=None):
     config = config or Config()
     config.kiosk.reward_secret = "s"
     clock = ManualClock()
-    app = KioskApp(StillController(idle_view()), config, world=world, size=size, clock=clock)
+    app = KioskApp(StillView(idle_view()), config, world=world, size=size, clock=clock)
     app.step([])
     return app
 

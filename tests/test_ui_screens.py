@@ -1,7 +1,7 @@
 """The screens, driven by posted pygame events; every check reads pixels of the saved frame.
 
 The controller side is a real `ControllerView` (built from real engine
-boards) held by `StillController`, which records the commands the screens
+boards) held by `RecordingController` (tests/helpers/ui.py), which records the commands the screens
 send; the visitor's touch moves go to the real simulated world (SimWorld).
 """
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 Each picture is drawn by the real screens from a `ControllerView` that a
 real game could produce (positions come from the engine replaying a real
-Copenhagen game), held by `StillController`, a controller that shows one
-view and records the commands it is given. The clock is fixed per picture
-so animations are caught mid-way and the files are reproducible.
+Copenhagen game), held by `StillView`, which shows that one view and takes no
+commands. The clock is fixed per picture so animations are caught mid-way and
+the files are reproducible.
 """
 from __future__ import annotations
 
@@ -18,50 +18,46 @@ import pygame
 from engine import Board, Outcome, Piece, Side, parse_square
 from kiosk.activity import ActivityCode, IDLE_ACTIVITY, RobotActivity
 from kiosk.rewards import RewardSession, Unlocks
+from kiosk.view import ControllerView
 
 DEMO_SECRET = "screenshot-demo-secret"   # only for pictures: a real kiosk has its own reward_secret
 
 
-class StillController:
-    """A controller that shows a given view and records every command (for screenshots and tests)."""
+class StillView:
+    """The controller side of a picture: the screens read one `ControllerView` from it, no game behind it.
 
-    def __init__(self, view: Any) -> None:
+    It has the three calls the app makes every frame (``poll``, ``view``,
+    ``touched``) and no commands: a picture has no robot to send them to, so
+    every command button on it leads nowhere (staff's shows "not available").
+    """
+
+    def __init__(self, view: ControllerView) -> None:
         self._view = view
-        self.calls: list[tuple[str, tuple]] = []
 
-    def set_view(self, view: Any) -> None:
+    def set_view(self, view: ControllerView) -> None:
+        """The next picture's view."""
         self._view = view
 
     def poll(self) -> None:
-        pass
+        """Nothing to hand over: no camera, gantry or engine behind the picture."""
 
-    def view(self) -> Any:
+    def view(self) -> ControllerView:
         return self._view
 
     def touched(self) -> None:
-        """A touch on the screen (the controller's attendance); nothing to record."""
-
-    def __getattr__(self, name: str) -> Callable[..., None]:
-        if name in ("start_game", "resign", "end_game", "clear_board", "home", "setup_board", "request_hint",
-                    "continue_game", "pieces_back", "recount_storage"):
-            def record(*args: Any) -> None:
-                self.calls.append((name, args))
-            return record
-        raise AttributeError(name)
+        """A touch on the screen (the controller's attendance); nobody to tell."""
 
 
-def idle_view() -> Any:
-    from kiosk.view import ControllerView
-
+def idle_view() -> ControllerView:
+    """The view of a kiosk with no game on (the attract and start screens)."""
     return ControllerView(state="idle", variant=None, board=None, visitor_side=None, level=None, last_move=None,
                           last_captures=(), announcements=(), robot_activity=IDLE_ACTIVITY, progress=0.0, fix_squares={},
                           message=None, message_args={}, outcome=None, camera_ok=True, camera_reason=None,
                           captured={"attackers": 0, "defenders": 0})
 
 
-def game_view(plies: int = 22, **changes: Any) -> Any:
+def game_view(plies: int = 22, **changes: Any) -> ControllerView:
     """A Copenhagen game after ``plies`` moves of the attract-mode record, visitor = defenders."""
-    from kiosk.view import ControllerView
     from kiosk.ui.attract import DEMO_GAME
 
     board = Board("copenhagen")
@@ -259,7 +255,7 @@ def prepared_screens(config: Any, size: tuple[int, int]) -> Iterator[tuple[str, 
 
     for name, prepare in _shots(config):
         clock = _Clock()
-        app = KioskApp(StillController(idle_view()), config, world=object(), size=size, clock=clock)
+        app = KioskApp(StillView(idle_view()), config, world=object(), size=size, clock=clock)
         prepare(app)
         app.step([])
         yield name, app

@@ -12,11 +12,55 @@ import pytest
 from calibration.config import Config
 from kiosk.staffpin import hash_pin
 from kiosk.ui.app import KioskApp
-from kiosk.ui.screenshots import StillController
+from kiosk.ui.screenshots import StillView
 from tests.helpers.fakes import ManualClock
 
 SECRET = "test-secret-0123456789"
 PIN = "2468"
+
+
+class RecordingController(StillView):
+    """The screenshots' still view plus every command the screens send, recorded in ``calls``
+    (a test double: the screens' side of the contract is checked without a game behind it)."""
+
+    def __init__(self, view) -> None:
+        super().__init__(view)
+        self.calls: list[tuple[str, tuple]] = []
+
+    def _record(self, name: str, *args) -> None:
+        self.calls.append((name, args))
+
+    # the game's commands (kiosk/controller.py), with the arguments the screens pass
+    def start_game(self, *args) -> None:
+        self._record("start_game", *args)
+
+    def resign(self) -> None:
+        self._record("resign")
+
+    def end_game(self) -> None:
+        self._record("end_game")
+
+    def request_hint(self) -> None:
+        self._record("request_hint")
+
+    def continue_game(self, *args) -> None:
+        self._record("continue_game", *args)
+
+    # staff's commands
+    def home(self) -> None:
+        self._record("home")
+
+    def clear_board(self) -> None:
+        self._record("clear_board")
+
+    def setup_board(self, *args) -> None:
+        self._record("setup_board", *args)
+
+    def pieces_back(self) -> None:
+        self._record("pieces_back")
+
+    def recount_storage(self) -> None:
+        self._record("recount_storage")
 
 
 @pytest.fixture(autouse=True)
@@ -63,10 +107,10 @@ def make_config() -> Config:
 
 
 def make_app(view, size=(1280, 800), world=None, config=None):
-    """A KioskApp showing ``view`` on a manual clock (``app.clock_ref``) that records its commands."""
+    """A KioskApp showing ``view`` on a manual clock (``app.clock_ref``); its controller records the commands."""
     pygame.display.init()
     clock = ManualClock(now=500.0)
-    app = KioskApp(StillController(view), config or make_config(), world=world, size=size, clock=clock)
+    app = KioskApp(RecordingController(view), config or make_config(), world=world, size=size, clock=clock)
     app.clock_ref = clock
     return app
 
