@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.packaging]
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = ("engine", "vision", "robot", "calibration", "kiosk")

@@ -10,12 +10,16 @@ import random
 import time
 from typing import Any
 
+import pytest
+
 from calibration.config import Config
 from engine import Board, Side
 
 from kiosk.autoplay import SimVisitor, VisitorStyle
 from kiosk.simrig import SimRig
 from tests.helpers.simulation import quick_settings
+
+pytestmark = pytest.mark.slow        # faults on the full simulation rig
 
 
 def make_rig(tmp_path, seed: int = 3) -> SimRig:

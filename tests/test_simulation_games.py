@@ -16,7 +16,7 @@ from kiosk.autoplay import SimVisitor, VisitorStyle
 from kiosk.simrig import SimRig
 from tests.helpers.simulation import quick_settings
 
-pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
 
 def play(rig: SimRig, variant: str, visitor: SimVisitor, side: Side, timeout_s: float) -> dict:

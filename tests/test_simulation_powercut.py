@@ -9,12 +9,16 @@ from __future__ import annotations
 import random
 import time
 
+import pytest
+
 from calibration.config import Config
 from engine import Board, Side
 from robot.simulator import GrblSimulator
 
 from kiosk.simnode import KioskNode
 from kiosk.simworld import SimWorld
+
+pytestmark = pytest.mark.slow        # a real kiosk process killed and resumed
 
 
 def wait_view(node: KioskNode, cond, timeout_s: float):

@@ -34,6 +34,8 @@ from kiosk.journal import CURRENT_NAME, Journal, _line
 from kiosk.simnode import KioskNode, NodeView
 from kiosk.simworld import SimWorld
 
+pytestmark = pytest.mark.slow        # the real kiosk process booted on every damage
+
 LEDGER_NAME = "gantry-ledger-board-11.json"
 PLIES = 4
 

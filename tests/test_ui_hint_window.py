@@ -4,12 +4,15 @@ touch, and find the robot's reason on the screen after its reply and the hint in
 from __future__ import annotations
 
 import pygame
+import pytest
 
 from kiosk.gamelog import read_games
 from kiosk.ui.game import split_rects
 from kiosk.ui.teach_panel import HINT_COLOUR, REASON_COLOUR
 
 from tests.helpers.ui import click, count_colour, find_button, run_until, sim_kiosk, start_by_touch
+
+pytestmark = pytest.mark.slow        # the screens on the full simulation
 
 
 def marked_squares(surface: pygame.Surface, geom, colour) -> set[int]:

@@ -8,10 +8,13 @@ highlighted; then the visitor resigns through the confirmation.
 from __future__ import annotations
 
 import pygame
+import pytest
 
 from kiosk.ui import palette
 
 from tests.helpers.ui import click, run_until, sim_kiosk
+
+pytestmark = pytest.mark.slow        # the screens on the full simulation
 
 
 def test_touch_play_against_the_real_controller(tmp_path):

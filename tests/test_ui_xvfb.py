@@ -28,6 +28,8 @@ from kiosk.ui.app import KioskApp
 from kiosk.ui.screenshots import StillView, idle_view
 from tests.helpers.paths import REPO
 
+pytestmark = pytest.mark.slow        # the kiosk process on the full simulation in a real window
+
 SIZE = (800, 480)
 MISSING = [name for name in ("Xvfb", "xdotool") if shutil.which(name) is None]
 
