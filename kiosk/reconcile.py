@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from engine import Piece
 
-from robot.planner import MotionPlanner
+from robot.planner import MotionPlanner, PlanError
 
 from kiosk.inventory import StorageInventory
 from kiosk.ports import Slot, Transfer
@@ -31,24 +31,15 @@ class Reconciliation:
         return not self.missing and not self.no_slot
 
 
-def side_of(piece: Piece) -> str:
-    return "attackers" if piece == Piece.ATTACKER else "defenders"
-
-
-def park_slot(inventory: dict[Slot, Piece | None], piece: Piece) -> Slot | None:
-    """A free slot for `piece`: the king's own slot (defenders 0) for the king,
-    the other defenders' slots before slot 0 for defenders."""
-    side = side_of(piece)
-    free = sorted(s for s, p in inventory.items() if s.side == side and p is None)
-    if not free:
+def park_slot(inventory: dict[Slot, Piece | None], piece: Piece, planner: MotionPlanner, square: int) -> Slot | None:
+    """The slot the robot parks `piece` in from `square`: the planner's choice (robot/planner.py
+    `park_slot`: the king's own slot for the king, else the nearest free slot of its side),
+    asked with the storage book's slots; None when its side's storage is full."""
+    taken = frozenset(slot for slot, p in inventory.items() if p is not None)
+    try:
+        return planner.park_slot({}, piece.value, planner.layout.position(square), taken)
+    except PlanError:
         return None
-    if piece == Piece.KING and Slot("defenders", 0) in free:
-        return Slot("defenders", 0)
-    if piece == Piece.DEFENDER:
-        others = [s for s in free if s.index != 0]
-        if others:
-            return others[0]
-    return free[0]
 
 
 def reconcile(observed: dict[int, Piece], target: dict[int, Piece], inventory: StorageInventory,

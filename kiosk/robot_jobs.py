@@ -308,7 +308,8 @@ class RobotJobs:
             self.inventory_file.save(self.board_name, self.inventory)
 
     def park(self, inv: StorageInventory, sq: int, piece: Piece) -> list[Transfer]:
-        slot = park_slot(inv.slots, piece)
+        assert self.planner is not None          # set by use_board()
+        slot = park_slot(inv.slots, piece, self.planner, sq)
         if slot is None:
             return []        # storage full: the verify step will ask a person
         inv.slots[slot] = piece

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -13,7 +14,7 @@ from kiosk.inventory import InventoryFile, StorageInventory
 from kiosk.journal import Journal, read_records
 from kiosk.move_reading import read_visitor_move
 from kiosk.ports import Slot
-from kiosk.reconcile import apply_transfer, diff_squares, reconcile
+from kiosk.reconcile import apply_transfer, diff_squares, park_slot, reconcile
 from kiosk.states import State, check_transition
 
 
@@ -161,3 +162,24 @@ def test_a_power_cut_whose_moment_passed_is_refunded_and_may_strike_later():
     plan.refund("power-cut")                      # the robot had stopped: it never happened
     assert plan.summary() == "power-cut 0"
     assert plan.strikes("power-cut") and plan.summary() == "power-cut 1"
+
+
+def test_a_captured_piece_parks_where_the_robots_planner_says(planner):
+    """One rule for where a piece leaving the board goes (robot/planner.py park_slot): the king's
+    own slot for the king, else the free slot of its side nearest the square, never the king's."""
+    layout = planner.layout
+    empty: dict[Slot, Piece | None] = {slot: None for slot in layout.slots()}
+    assert park_slot(empty, Piece.KING, planner, 60) == Slot("defenders", 0)
+    for sq in (0, 60, 120):
+        slot = park_slot(empty, Piece.DEFENDER, planner, sq)
+        assert slot is not None and slot.side == "defenders" and slot != Slot("defenders", 0)
+        nearest = min((s for s in layout.slots("defenders") if s.index != 0),
+                      key=lambda s: math.dist(layout.position(s), layout.position(sq)))
+        assert slot == nearest
+    full = {slot: (Piece.ATTACKER if slot.side == "attackers" else None) for slot in layout.slots()}
+    assert park_slot(full, Piece.ATTACKER, planner, 60) is None          # storage full: a person is asked
+    booked = dict(empty)
+    first = park_slot(booked, Piece.ATTACKER, planner, 0)
+    assert first is not None
+    booked[first] = Piece.ATTACKER
+    assert park_slot(booked, Piece.ATTACKER, planner, 0) not in (None, first)   # a booked slot is taken
