@@ -11,12 +11,16 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from engine import Board, Move, Outcome, Piece, Side
 
 from kiosk.journal import Journal, Record
 from kiosk.ports import Transfer
 from kiosk.states import EndReason, State
+
+if TYPE_CHECKING:
+    from kiosk.gamelog import GameRecord
 
 log = logging.getLogger("kiosk.session")
 
@@ -165,11 +169,11 @@ def result_of(session: GameSession) -> str:
     return "visitor" if outcome.winner == session.visitor_side else "robot"
 
 
-def write_gamelog(journal: Journal, session: GameSession, language: str, hints: object = ()) -> None:
-    """The museum's record of the finished game (kiosk/gamelog.py), next to the journal."""
+def write_gamelog(journal: Journal, session: GameSession, language: str, hints: object = ()) -> GameRecord | None:
+    """The museum's record of the finished game (kiosk/gamelog.py), next to the journal; returns it."""
     outcome = session.outcome
     if outcome is None:
-        return
+        return None
     try:
         from kiosk.gamelog import append_game, record_from_board
 
@@ -181,3 +185,5 @@ def write_gamelog(journal: Journal, session: GameSession, language: str, hints: 
         append_game(journal.state_dir, record)
     except Exception:   # noqa: BLE001 - the statistics must never stop a game
         log.exception("could not write the game log")
+        return None
+    return record

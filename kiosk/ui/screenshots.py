@@ -41,6 +41,12 @@ class StillController:
     def touched(self) -> None:
         """A touch on the screen (the controller's attendance); nothing to record."""
 
+    take_home: str | None = None           # the record URL a test wants the end-of-game screen to show
+
+    def take_home_url(self, unlocks: Any) -> str | None:
+        """The signed record of the game that ended (kiosk/record_signer.py): what a test set."""
+        return self.take_home
+
     def __getattr__(self, name: str) -> Callable[..., None]:
         if name in ("start_game", "resign", "end_game", "clear_board", "home", "setup_board", "request_hint",
                     "continue_game", "pieces_back", "recount_storage"):
