@@ -41,13 +41,13 @@ def result_box_module_px(width: int, height: int, modules: int) -> int:
     band = lay.font_title + lay.gap * 3
     column_h = box_h - band - lay.target - lay.gap * 4 - lay.font_small - lay.gap
     column_w = int((box_w - lay.gap * 6) * 0.6)
-    return min(column_h, column_w) // (modules + 8)
+    return min(column_h, column_w) // (modules + 8), (lay.height - 2 * lay.margin) // (modules + 8)
 
 
 def main() -> int:
     key = load_or_create(tempfile.mkdtemp(prefix="tafl-qr-bench-"))
     print(f"{'plies':>5} {'body B':>6} {'URL chars':>9} {'version':>7} {'modules':>7} {'byte-only':>9}  "
-          + "  ".join(f"{name}: px/module, mm" for name in PANELS))
+          + "  ".join(f"{name}: module (code side)" for name in PANELS))
     for plies in (40, 100, 150, 200, 300):
         record = from_game_record(record_of_texts(real_game_texts(plies)), "hall-2", Unlocks(True, True, True))
         url = signed_url(record, key.sign, BASE)
@@ -56,8 +56,9 @@ def main() -> int:
         n = code.symbol_size(border=0)[0]
         cells = []
         for name, (w, h, px_mm) in PANELS.items():
-            module = result_box_module_px(w, h, n)
-            cells.append(f"{module} px = {module / px_mm:.2f} mm, code {module * (n + 8) / px_mm:.0f} mm")
+            box, large = result_box_module_px(w, h, n)
+            cells.append(f"box {box} px = {box / px_mm:.2f} mm ({box * (n + 8) / px_mm:.0f} mm), "
+                         f"touched {large} px = {large / px_mm:.2f} mm ({large * (n + 8) / px_mm:.0f} mm)")
         print(f"{len(record.moves):>5} {len(pack(record)):>6} {len(url):>9} {code.version:>7} {n:>7} "
               f"{byte_only:>9}  " + "  ".join(cells))
     record = from_game_record(record_of_texts(real_game_texts(200)), "hall-2")

@@ -3,6 +3,7 @@
     tafl-kiosk record encode --game FILE [--id GAME_ID | --index N]   the URL the QR code carries
     tafl-kiosk record verify URL [--key KEY ...]                       `valid` (exit 0) or why not (exit 1)
     tafl-kiosk record pubkey [--pem]                                   the public key the museum publishes
+    tafl-kiosk record page DIR [--key NAME=KEY ...]                    the web page to upload, trusting keys
 
 FILE is a game log file (`<state_dir>/gamelog/YYYY-MM.jsonl`, kiosk/gamelog.py);
 encode takes its last game unless told which. The signing key lives in the
@@ -42,6 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="a trusted public key (base64url, as `record pubkey` prints it); repeatable")
     pub = sub.add_parser("pubkey", parents=[common], help="print this kiosk's public key (made if missing)")
     pub.add_argument("--pem", action="store_true", help="as a PEM SubjectPublicKeyInfo block instead")
+    page = sub.add_parser("page", parents=[common],
+                          help="copy the record page into DIR, trusting this kiosk's key and --key ones")
+    page.add_argument("dir")
+    page.add_argument("--key", action="append", default=[], metavar="NAME=KEY",
+                      help="another kiosk's name and public key to trust; repeatable")
     return p
 
 
@@ -136,10 +142,28 @@ def pubkey(args: argparse.Namespace) -> int:
     return 0
 
 
+def page(args: argparse.Namespace) -> int:
+    from kiosk.record import kiosk_name
+    from kiosk.record_key import load_or_create, parse_public_key
+    from kiosk.record_page import publish
+
+    config = _config(args)
+    keys = [(kiosk_name(config.kiosk.kiosk_id), load_or_create(_state_dir(args, config)).public_text)]
+    for item in args.key:
+        name, sep, key = item.partition("=")
+        if not sep:
+            raise ValueError(f"--key {item!r}: expected NAME=KEY")
+        parse_public_key(key)
+        keys.append((name.strip(), key.strip()))
+    out = publish(args.dir, keys)
+    print(f"{out}: the record page, trusting {', '.join(name for name, _ in keys)}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return {"encode": encode, "verify": verify, "pubkey": pubkey}[args.command](args)
+        return {"encode": encode, "verify": verify, "pubkey": pubkey, "page": page}[args.command](args)
     except (ValueError, OSError) as exc:
         print(f"tafl-kiosk record: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2

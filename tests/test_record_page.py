@@ -24,7 +24,7 @@ from engine import Board, square_name
 
 from kiosk.gamelog import append_game
 from kiosk.record import PlayedMove, b32encode, pack, split_url, unpack
-from kiosk.record_page import PAGE_FILES, WEB_DIR, data_js, publish
+from kiosk.record_page import PAGE_FILES, WEB_DIR, data_js
 from record_helpers import game_record, random_board, real_game_texts, record_of_texts
 import webdriver
 
@@ -63,8 +63,9 @@ def site(tmp_path_factory):
     state = base / "state"
     log = append_game(state, record_of_texts(real_game_texts(200)))
     url = _cli("encode", "--game", str(log))
-    key = _cli("pubkey", "--state", str(state))
-    page = publish(base / "www", [("hall-2", key)])
+    page = base / "www"
+    said = _cli("page", str(page), "--state", str(state))             # the page to upload, trusting this kiosk
+    assert said.startswith(str(page)) and "keys.js" in {p.name for p in page.iterdir()}
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(page)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
