@@ -17,11 +17,12 @@ import segno
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from kiosk.record import from_game_record, pack, signed_url, verify_url   # noqa: E402
-from kiosk.record_key import load_or_create                               # noqa: E402
-from kiosk.rewards import Unlocks                                          # noqa: E402
-from kiosk.ui import qr                                                    # noqa: E402
-from record_helpers import real_game_texts, record_of_texts                # noqa: E402
+from record_helpers import real_game_texts, record_of_texts
+
+from kiosk.record import from_game_record, pack, signed_url, verify_url
+from kiosk.record_key import load_or_create
+from kiosk.rewards import Unlocks
+from kiosk.ui import qr
 
 BASE = "https://museum.example/tafl/"
 PANELS = {"10.1in 1280x800": (1280, 800, 5.88), "7in 800x480": (800, 480, 5.25)}
@@ -55,7 +56,7 @@ def main() -> int:
         byte_only = segno.make_qr(url, error=qr.ERROR_LEVEL, boost_error=False).version
         n = code.symbol_size(border=0)[0]
         cells = []
-        for name, (w, h, px_mm) in PANELS.items():
+        for w, h, px_mm in PANELS.values():
             box, large = result_box_module_px(w, h, n)
             cells.append(f"box {box} px = {box / px_mm:.2f} mm ({box * (n + 8) / px_mm:.0f} mm), "
                          f"touched {large} px = {large / px_mm:.2f} mm ({large * (n + 8) / px_mm:.0f} mm)")

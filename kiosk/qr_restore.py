@@ -10,7 +10,8 @@ or a reward code); this module only looks and hands the text over.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kiosk.rewards import Unlocks
 

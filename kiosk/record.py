@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 
 from engine import VARIANTS, Board
 from engine.otn import format_move
-
 from kiosk.gamelog import RESULTS, SIDES, GameRecord
 from kiosk.rewards import LEVEL_UNLOCKS, Unlocks
 
@@ -51,7 +50,7 @@ WINNERS = (None, "attackers", "defenders")
 REASONS = ("king_captured", "king_escaped", "edge_fort", "encirclement", "repetition", "no_moves",
            "resigned", "ended", "abandoned", "idle timeout", "journal damaged")
 _FREE_REASON = 15
-EPOCH = _dt.datetime(2020, 1, 1, tzinfo=_dt.timezone.utc)
+EPOCH = _dt.datetime(2020, 1, 1, tzinfo=_dt.UTC)
 MAX_PLIES = 4095
 MAX_KIOSK_ID_BYTES = 31
 MAX_REASON_BYTES = 63
@@ -219,7 +218,7 @@ def pack(th: TakeHome) -> bytes:
     else:
         w.put(_FREE_REASON, 4)
         w.put_text(th.reason.encode("utf-8")[:MAX_REASON_BYTES].decode("utf-8", "ignore"), 6)
-    ended = _dt.datetime.fromisoformat(th.ended_at.replace("Z", "+00:00"))
+    ended = _dt.datetime.fromisoformat(th.ended_at)
     w.put(int((ended - EPOCH).total_seconds()), 32)
     w.put_text(th.kiosk_id, 5)
     w.put(th.unlocks.flags(), 3)
@@ -297,7 +296,7 @@ def unpack(body: bytes) -> TakeHome:
     return TakeHome(variant, options, mode, side, level, result, winner, reason, ended, kiosk_id, unlocks, moves)
 
 
-def _pick(table: Sequence[object], index: int, what: str):   # noqa: ANN202 - the table's own type
+def _pick(table: Sequence[object], index: int, what: str):
     if index >= len(table):
         raise ValueError(f"unknown {what} code {index}")
     return table[index]

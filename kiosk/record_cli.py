@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _config(args: argparse.Namespace):   # noqa: ANN202 - calibration.config.Config
+def _config(args: argparse.Namespace):
     from calibration.config import DEFAULT_CONFIG_PATH, Config
     from calibration.config_file import load_config
 
@@ -61,7 +61,7 @@ def _config(args: argparse.Namespace):   # noqa: ANN202 - calibration.config.Con
     return load_config(path)
 
 
-def _state_dir(args: argparse.Namespace, config, game_file: Path | None = None) -> Path:   # noqa: ANN001
+def _state_dir(args: argparse.Namespace, config, game_file: Path | None = None) -> Path:
     if args.state:
         return Path(args.state)
     if game_file is not None and game_file.resolve().parent.name == GAMES_DIR:

@@ -19,7 +19,6 @@ import sys
 from pathlib import Path
 
 from engine import VARIANTS, rules_for
-
 from kiosk import record
 from kiosk.gamelog import RESULTS, SIDES
 from kiosk.rewards import UNLOCK_ORDER
@@ -51,7 +50,7 @@ def page_data() -> dict[str, object]:
     from kiosk.ui.palette import piece_schemes
 
     pieces = Config().pieces
-    schemes = piece_schemes(tuple(pieces.attacker_rgb), tuple(pieces.defender_rgb), tuple(pieces.crown_rgb))
+    schemes = piece_schemes(pieces.attacker_rgb, pieces.defender_rgb, pieces.crown_rgb)
     return {
         "format": record.FORMAT,
         "domain": record.DOMAIN.decode("ascii"),

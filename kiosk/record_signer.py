@@ -75,7 +75,7 @@ class RecordSigner:
     def restore(self, text: str, today: _dt.date | None = None) -> Unlocks | None:
         """The unlocks a scanned code gives back, or None for a foreign, forged or expired one."""
         valid_days = self.config.kiosk.reward_valid_days
-        today = today or _dt.datetime.now(_dt.timezone.utc).date()
+        today = today or _dt.datetime.now(_dt.UTC).date()
         if text.strip().upper().startswith(QR_PREFIX):
             code = verify_code(text, self.config.kiosk.reward_secret)
             if code is None or code.expired(valid_days, today):

@@ -6,7 +6,6 @@ import random
 from pathlib import Path
 
 from engine import Board
-
 from kiosk.gamelog import GameRecord, record_from_board
 
 DATA = Path(__file__).resolve().parent / "data" / "copenhagen-games.csv"     # the real games (in the repo)
@@ -47,8 +46,8 @@ def random_board(variant: str, seed: int, plies: int = 200, options: dict | None
 def game_record(board: Board, **fields) -> GameRecord:
     """The game log's record of the game on ``board`` (a visitor's win on Hard unless told otherwise)."""
     outcome = board.outcome()
-    values = dict(visitor_side="defenders", level="hard", result="visitor", reason="king_escaped",
-                  winner="defenders", started_at="2026-12-01T12:00:00Z", ended_at="2026-12-01T12:40:07Z")
+    values = {"visitor_side": "defenders", "level": "hard", "result": "visitor", "reason": "king_escaped",
+              "winner": "defenders", "started_at": "2026-12-01T12:00:00Z", "ended_at": "2026-12-01T12:40:07Z"}
     if outcome is not None and "reason" not in fields:
         values["reason"] = outcome.reason
     values.update(fields)
@@ -56,8 +55,8 @@ def game_record(board: Board, **fields) -> GameRecord:
 
 
 def record_of_texts(moves: list[str], **fields) -> GameRecord:
-    values = dict(variant="copenhagen", visitor_side="defenders", level="hard", result="visitor",
-                  reason="king_escaped", winner="defenders", moves=moves,
-                  started_at="2026-12-01T12:00:00Z", ended_at="2026-12-01T12:40:07Z")
+    values = {"variant": "copenhagen", "visitor_side": "defenders", "level": "hard", "result": "visitor",
+              "reason": "king_escaped", "winner": "defenders", "moves": moves,
+              "started_at": "2026-12-01T12:00:00Z", "ended_at": "2026-12-01T12:40:07Z"}
     values.update(fields)
     return GameRecord(**values)

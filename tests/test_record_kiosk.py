@@ -12,19 +12,18 @@ import cv2
 import numpy as np
 import pygame
 import pytest
+import test_vision_qr as card
+from record_helpers import game_record, random_board, real_game_texts, record_of_texts
 
 from calibration.config import Config
 from engine import Outcome, Side
-
+from kiosk.qr_restore import QrRestore
 from kiosk.record import split_url, unpack, verify_url
 from kiosk.record_signer import RecordSigner
 from kiosk.rewards import RewardSession, Unlocks, make_code, qr_text
-from kiosk.qr_restore import QrRestore
 from kiosk.ui import qr
 from kiosk.ui.app import KioskApp
 from kiosk.ui.screenshots import StillController, game_view, idle_view
-from record_helpers import game_record, random_board, real_game_texts, record_of_texts
-import test_vision_qr as card
 
 SECRET = "test-secret-0123456789"
 
@@ -199,7 +198,7 @@ def test_foreign_changed_and_expired_records_give_nothing(tmp_path):
     assert signer.restore(other, today=dt.date(2026, 12, 2)) is None                      # another kiosk's key
     signer.config.kiosk.record_keys = (RecordSigner(_config(), tmp_path / "other").key().public_text,)
     assert signer.restore(other, today=dt.date(2026, 12, 2)) == Unlocks(crown=True)       # ...unless trusted
-    body, signature = split_url(url)
+    body, _ = split_url(url)
     assert unpack(body).unlocks == Unlocks(crown=True)
     assert signer.restore("https://example.org/some/other/code") is None
     assert signer.url(Unlocks()) != url                                 # the unlocks are signed in

@@ -14,19 +14,18 @@ import re
 import subprocess
 import sys
 import threading
-from pathlib import Path
+from typing import ClassVar
 
 import cv2
 import numpy as np
 import pytest
+import webdriver
+from record_helpers import game_record, random_board, real_game_texts, record_of_texts
 
 from engine import Board, square_name
-
 from kiosk.gamelog import append_game
 from kiosk.record import PlayedMove, b32encode, pack, split_url, unpack
 from kiosk.record_page import PAGE_FILES, WEB_DIR, data_js
-from record_helpers import game_record, random_board, real_game_texts, record_of_texts
-import webdriver
 
 
 def test_the_shipped_data_file_is_made_from_the_engine():
@@ -43,16 +42,17 @@ def test_the_page_asks_nothing_of_the_network():
 
 
 def _cli(*args):
-    result = subprocess.run([sys.executable, "-m", "kiosk.cli", "record", *args], capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-m", "kiosk.cli", "record", *args], check=False, capture_output=True,
+                            text=True,
                             timeout=60, env={**os.environ, "TAFL_KIOSK_CONFIG": os.devnull + ".none"})
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    requested: list[str] = []
+    requested: ClassVar[list[str]] = []
 
-    def log_message(self, format, *args):   # noqa: A002 - the base class's name
+    def log_message(self, format, *args):
         _Quiet.requested.append(self.path)
 
 

@@ -110,8 +110,8 @@ class Browser:
         try:
             if getattr(self, "session", None):
                 self._session("DELETE", "")
-        except Exception:   # noqa: BLE001 - closing after a failure
-            pass
+        except (OSError, RuntimeError) as exc:     # the browser may be gone already: end the driver anyway
+            print(f"webdriver: closing the session: {exc}")
         self.driver.terminate()
         try:
             self.driver.wait(10)

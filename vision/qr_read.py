@@ -17,6 +17,7 @@ misses.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -33,7 +34,7 @@ class QrReading:
     corners: np.ndarray
 
 
-def _detectors() -> tuple[cv2.QRCodeDetector, ...]:
+def _detectors() -> tuple[Any, ...]:
     return (cv2.QRCodeDetector(), cv2.QRCodeDetectorAruco())
 
 
@@ -60,7 +61,7 @@ def read_qr(frame: np.ndarray) -> QrReading | None:
 def _rectified(grey: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, ...]:
     """The code inside ``corners`` as an upright square with a light border, plain and sharpened."""
     m, side = MARGIN_PX, RECTIFIED_PX
-    target = np.float32([[m, m], [m + side, m], [m + side, m + side], [m, m + side]])
+    target = np.array([[m, m], [m + side, m], [m + side, m + side], [m, m + side]], np.float32)
     homography = cv2.getPerspectiveTransform(corners, target)
     upright = cv2.warpPerspective(grey, homography, (side + 2 * m, side + 2 * m), flags=cv2.INTER_CUBIC,
                                   borderValue=255)

@@ -11,6 +11,8 @@ reads every matrix back in the tests.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import segno
 
 ERROR_LEVEL = "M"                 # 15 % of the code may be dirty or scratched and still read
@@ -23,7 +25,7 @@ MIN_ALPHANUMERIC_TAIL = 16
 Matrix = list[list[bool]]         # [row][column], True = dark; no quiet zone
 
 
-def segments(payload: bytes | str) -> bytes | str | list[tuple[str, int]]:
+def segments(payload: bytes | str) -> Any:
     """``payload`` as segno takes it: a text ending in a long alphanumeric run (the base32
     game record after a URL's '#', kiosk/record.py) becomes a byte segment and an
     alphanumeric one; anything else stays one segment of segno's choice."""
