@@ -97,7 +97,11 @@ def test_the_result_box_shows_the_record_with_the_reward_just_won(tmp_path):
 
 
 def test_a_touch_shows_the_code_large_on_the_7_inch_panel(tmp_path):
-    from tests.ui_helpers import click, find_button
+    from tests.ui_helpers import find_button
+
+    def touch(pos):                    # handed to the step itself: no shared pygame queue in between
+        return [pygame.event.Event(kind, pos=tuple(map(int, pos)), button=1)
+                for kind in (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP)]
 
     signer = _signer(tmp_path)
     view = game_view(34, state="game_over", outcome=Outcome(Side.ATTACKERS, "king_captured"))
@@ -106,16 +110,14 @@ def test_a_touch_shows_the_code_large_on_the_7_inch_panel(tmp_path):
     app.navigate("game")
     app.step([])
     small = find_button(app, "take_home").rect
-    pygame.event.clear()
-    click(small.center)
-    app.step()
+    app.step(touch(small.center))
+    assert app.screens["game"].qr_large
     image = pygame.surfarray.array3d(app.surface).swapaxes(0, 1)[:, :, ::-1].copy()
     text, points, _ = cv2.QRCodeDetector().detectAndDecode(image)
     assert verify_url(text, [signer.key().public_bytes]).valid
     modules = len(app.screens["game"].record_qr.matrix)              # the corners found: no quiet zone
     assert np.ptp(points.reshape(-1, 2)[:, 0]) / modules >= 4          # 4 px a module: 0.76 mm on 7"
-    click((5, 5))                                                        # a touch anywhere closes it
-    app.step()
+    app.step(touch((5, 5)))                                              # a touch anywhere closes it
     assert not app.screens["game"].qr_large
 
 
