@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine import Board, Move, Outcome, Piece, Side
 
@@ -169,7 +170,8 @@ def result_of(session: GameSession) -> str:
     return "visitor" if outcome.winner == session.visitor_side else "robot"
 
 
-def write_gamelog(journal: Journal, session: GameSession, language: str, hints: object = ()) -> GameRecord | None:
+def write_gamelog(journal: Journal, session: GameSession, language: str,
+                  hints: Sequence[dict[str, Any]] = ()) -> GameRecord | None:
     """The museum's record of the finished game (kiosk/gamelog.py), next to the journal; returns it."""
     outcome = session.outcome
     if outcome is None:
@@ -183,7 +185,7 @@ def write_gamelog(journal: Journal, session: GameSession, language: str, hints: 
                                    result=result_of(session), reason=outcome.reason, started_at=started_at,
                                    winner=outcome.winner, language=language, hints=hints)
         append_game(journal.state_dir, record)
-    except Exception:   # noqa: BLE001 - the statistics must never stop a game
+    except Exception:   # the statistics must never stop a game
         log.exception("could not write the game log")
         return None
     return record
