@@ -25,11 +25,11 @@ from kiosk.rewards import Unlocks
 from kiosk.ui import qr
 
 BASE = "https://museum.example/tafl/"
-PANELS = {"10.1in 1280x800": (1280, 800, 5.88), "7in 800x480": (800, 480, 5.25)}
+PANELS: dict[str, tuple[int, int, float]] = {"10.1in 1280x800": (1280, 800, 5.88), "7in 800x480": (800, 480, 5.25)}
 
 
-def result_box_module_px(width: int, height: int, modules: int) -> int:
-    """The module size the result box gives (kiosk/ui/game.py: QR column of the box)."""
+def result_box_module_px(width: int, height: int, modules: int) -> tuple[int, int]:
+    """The module sizes of the result box's code and of the touched, large one (kiosk/ui/game.py)."""
     import os
 
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -54,7 +54,7 @@ def main() -> int:
         url = signed_url(record, key.sign, BASE)
         code = qr.make(url)
         byte_only = segno.make_qr(url, error=qr.ERROR_LEVEL, boost_error=False).version
-        n = code.symbol_size(border=0)[0]
+        n = int(code.symbol_size(border=0)[0])
         cells = []
         for w, h, px_mm in PANELS.values():
             box, large = result_box_module_px(w, h, n)

@@ -79,7 +79,7 @@ def pick_game(path: Path, game_id: str | None = None, index: int | None = None) 
     if not lines:
         raise ValueError(f"{path}: no games in it")
     if game_id is not None:
-        for number, line in lines:
+        for _, line in lines:
             try:
                 game = GameRecord.from_json(line)
             except (ValueError, TypeError):

@@ -80,7 +80,7 @@ def _read(path: Path) -> Ed25519PrivateKey:
     try:
         key = serialization.load_pem_private_key(path.read_bytes(), password=None)
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"not a PEM private key ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})")
+        raise ValueError(f"not a PEM private key ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
     if isinstance(key, Ed25519PrivateKey):
         return key
     raise ValueError(f"a {type(key).__name__}, not an Ed25519 key")   # damage as any other: set aside

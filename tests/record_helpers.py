@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import random
+from typing import Any
 from pathlib import Path
 
 from engine import Board
@@ -46,7 +47,7 @@ def random_board(variant: str, seed: int, plies: int = 200, options: dict | None
 def game_record(board: Board, **fields) -> GameRecord:
     """The game log's record of the game on ``board`` (a visitor's win on Hard unless told otherwise)."""
     outcome = board.outcome()
-    values = {"visitor_side": "defenders", "level": "hard", "result": "visitor", "reason": "king_escaped",
+    values: dict[str, Any] = {"visitor_side": "defenders", "level": "hard", "result": "visitor", "reason": "king_escaped",
               "winner": "defenders", "started_at": "2026-12-01T12:00:00Z", "ended_at": "2026-12-01T12:40:07Z"}
     if outcome is not None and "reason" not in fields:
         values["reason"] = outcome.reason
@@ -55,7 +56,7 @@ def game_record(board: Board, **fields) -> GameRecord:
 
 
 def record_of_texts(moves: list[str], **fields) -> GameRecord:
-    values = {"variant": "copenhagen", "visitor_side": "defenders", "level": "hard", "result": "visitor",
+    values: dict[str, Any] = {"variant": "copenhagen", "visitor_side": "defenders", "level": "hard", "result": "visitor",
               "reason": "king_escaped", "winner": "defenders", "moves": moves,
               "started_at": "2026-12-01T12:00:00Z", "ended_at": "2026-12-01T12:40:07Z"}
     values.update(fields)

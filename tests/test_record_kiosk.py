@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import replace
+from typing import Any
 
 import cv2
 import numpy as np
@@ -67,11 +68,11 @@ class _SigningController(StillController):
         return self.frame
 
 
-def _app(controller) -> KioskApp:
+def _app(controller) -> Any:
     pygame.display.init()
     clock = _Clock()
-    app = KioskApp(controller, _config(), size=(1280, 800), clock=clock)
-    app.clock_ref = clock
+    app: Any = KioskApp(controller, _config(), size=(1280, 800), clock=clock)
+    app.clock_ref = clock              # the test moves the app's time
     return app
 
 
