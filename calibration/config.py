@@ -151,6 +151,12 @@ class KioskConfig:
     staff_pin_hash: str = ""            # "pbkdf2_sha256$iterations$salt$hash"; empty = staff mode off
     reward_secret: str = ""             # signs reward codes; generated at install
     reward_valid_days: int = 365        # a reward code is honoured this many days after the win
+    # the take-home game record (kiosk/record.py, docs/take-home.md): the museum's page the
+    # QR code opens, this kiosk's name in the records it signs ("" = the host name), and the
+    # public keys of the museum's other kiosks whose records this one honours when scanned
+    record_url: str = "https://museum.example/tafl/"
+    kiosk_id: str = ""
+    record_keys: tuple[str, ...] = ()
     variants: tuple[str, ...] = ("copenhagen", "york", "tawlbwrdd", "tablut")
     state_dir: str = "/var/lib/tafl-kiosk"
 

@@ -201,6 +201,24 @@ def _reward_secret(value: str) -> str | None:
     return f"'' (reward codes off) or a secret of at least {MIN_REWARD_SECRET} characters"
 
 
+def _record_url(value: str) -> str | None:
+    if re.fullmatch(r"https?://[^\s#]+", value):
+        return None
+    return "the address of the museum's record page: http(s)://..., without spaces or '#'"
+
+
+def _kiosk_id(value: str) -> str | None:
+    if len(value.encode("utf-8")) <= 31 and value.isprintable():
+        return None
+    return "'' (the host name) or at most 31 bytes of printable text"
+
+
+def _record_keys(value: tuple[str, ...]) -> str | None:
+    if all(re.fullmatch(r"[A-Za-z0-9_-]{43}", key) for key in value):
+        return None
+    return "Ed25519 public keys as `tafl-kiosk record pubkey` prints them (43 characters of base64url each)"
+
+
 # What a G-code line for GRBL is made of (words, numbers, comments). Anything else is
 # refused: GRBL acts on ?, !, ~ and Ctrl-X the moment they arrive, wherever they stand
 # in a line (status report, feed hold, cycle start, soft reset), '$' starts a system
@@ -303,6 +321,9 @@ RANGES: dict[str, tuple[Check, ...]] = {
     "KioskConfig.staff_pin_hash": (_pin_hash,),
     "KioskConfig.reward_secret": (_reward_secret,),
     "KioskConfig.reward_valid_days": (_range(1, 3650),),
+    "KioskConfig.record_url": (_record_url,),
+    "KioskConfig.kiosk_id": (_kiosk_id,),
+    "KioskConfig.record_keys": (_record_keys,),
     "KioskConfig.variants": (_non_empty,),
     "KioskConfig.state_dir": (_non_empty,),
 }

@@ -5,6 +5,7 @@
     tafl-kiosk --simulate --headless --autoplay 20 --faults hand,missed-pickup,power-cut
     tafl-kiosk --simulate --headless --visitors 30 --seed 1   a museum day of simulated visitors
     tafl-kiosk --screenshots DIR            every screen as PNG files
+    tafl-kiosk record encode|verify|pubkey  the signed take-home game records (kiosk/record_cli.py)
 
 The headless run prints one line per game and, last, exactly
 `games: N, completed: N, desyncs: N, lost: N`; its exit status is 0 only if
@@ -66,6 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["record"]:                 # the take-home game records (kiosk/record_cli.py)
+        from kiosk.record_cli import main as record_main
+
+        return record_main(argv[1:])
     args = build_parser().parse_args(argv)
     # systemd stops the kiosk with SIGTERM: unwind through the finally blocks
     # (magnet off, port closed, search process stopped) as on Ctrl-C

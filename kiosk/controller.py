@@ -45,6 +45,7 @@ from kiosk.board_watch import BoardWatch
 from kiosk.journal import Journal, Record
 from kiosk.ports import CameraPort, EnginePort, GantryEventKind, GantryPort
 from kiosk.robot_jobs import RETRY_OFFSETS_MM, RobotJobs, squares_json
+from kiosk.record_signer import RecordSigner
 from kiosk.session import GameSession, ResumePoint, replay, write_gamelog
 from kiosk.staff_ops import StaffOps
 from kiosk.states import EndReason, Phase, Purpose, State, check_transition
@@ -98,6 +99,9 @@ class GameController:
         self.setup_board, self.pieces_back = self.staff.setup_board, self.staff.pieces_back
         self.recount_storage, self.calibration_status = self.staff.recount_storage, self.staff.calibration_status
         self.home = self.jobs.home      # staff: home the gantry (after a power cut or an alarm)
+        # the take-home record of the game that just ended, and codes scanned back (kiosk/record_signer.py)
+        self.records = RecordSigner(config, state_dir)
+        self.take_home_url, self.restore_code = self.records.url, self.records.restore
 
     # ------------------------------------------------------------------ view
     def view(self) -> ControllerView:
@@ -290,7 +294,8 @@ class GameController:
                             reason=outcome.reason if outcome else "")
         self.jobs.drop_goal()
         self.set_state(State.GAME_OVER)
-        write_gamelog(self.journal, s, self.config.kiosk.language, hints=self.teacher.hints_used)
+        self.records.finished(write_gamelog(self.journal, s, self.config.kiosk.language,
+                                            hints=self.teacher.hints_used))
         if self.on_game_over is not None and outcome is not None:
             try:
                 self.on_game_over(s.board.copy(), outcome)

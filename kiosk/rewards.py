@@ -80,6 +80,12 @@ class RewardSession:
         self.unlocks = replace(self.unlocks, **{name: True})
         return name
 
+    def restore(self, unlocks: Unlocks) -> tuple[str, ...]:
+        """A code brought back (kiosk/record_signer.py): add its unlocks; returns those that are new."""
+        new = tuple(name for name in unlocks.names() if not self.unlocks.has(name))
+        self.unlocks = Unlocks.from_flags(self.unlocks.flags() | unlocks.flags())
+        return new
+
     def reset(self) -> None:
         """A new visitor: forget everything."""
         self.unlocks = Unlocks()

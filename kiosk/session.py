@@ -12,13 +12,16 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import Board, Move, Outcome, Piece, Side
 
 from kiosk.journal import Journal, Record
 from kiosk.ports import Transfer
 from kiosk.states import EndReason, State
+
+if TYPE_CHECKING:
+    from kiosk.gamelog import GameRecord
 
 log = logging.getLogger("kiosk.session")
 
@@ -168,11 +171,11 @@ def result_of(session: GameSession) -> str:
 
 
 def write_gamelog(journal: Journal, session: GameSession, language: str,
-                  hints: Sequence[dict[str, Any]] = ()) -> None:
-    """The museum's record of the finished game (kiosk/gamelog.py), next to the journal."""
+                  hints: Sequence[dict[str, Any]] = ()) -> GameRecord | None:
+    """The museum's record of the finished game (kiosk/gamelog.py), next to the journal; returns it."""
     outcome = session.outcome
     if outcome is None:
-        return
+        return None
     try:
         from kiosk.gamelog import append_game, record_from_board
 
@@ -184,3 +187,5 @@ def write_gamelog(journal: Journal, session: GameSession, language: str,
         append_game(journal.state_dir, record)
     except Exception:   # the statistics must never stop a game
         log.exception("could not write the game log")
+        return None
+    return record

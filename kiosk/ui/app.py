@@ -16,6 +16,7 @@ import pygame
 
 from kiosk import lockdown
 from kiosk.i18n import Texts
+from kiosk.qr_restore import QrRestore
 from kiosk.ui import palette
 from kiosk.ui.attract import AttractScreen
 from kiosk.ui.context import ROBOT_STATES, UiContext
@@ -31,6 +32,7 @@ from kiosk.ui.widgets import Buttons, draw_panel, draw_paragraph, draw_text
 FPS = 60
 COUNTDOWN_S = 20.0            # the "still playing?" warning shows this long before the idle timeout
 GAME_SCREENS = ("attract", "start")
+RESTORED_NOTICE_S = 6.0       # "welcome back, your rewards are restored" shows this long
 
 
 class KioskApp:
@@ -60,6 +62,10 @@ class KioskApp:
         self._last_signature: tuple = ()
         self.countdown_buttons = Buttons()
         self.frames = 0
+        # a take-home QR code held up to the camera on the start screens gives its unlocks back
+        snapshot, check = getattr(controller, "camera_snapshot", None), getattr(controller, "restore_code", None)
+        self.qr_restore = QrRestore(snapshot, check) if snapshot is not None and check is not None else None
+        self.restored_until = float("-inf")
         self.current.enter(self.ctx)
 
     # ---- navigation ----------------------------------------------------------------------
@@ -90,6 +96,7 @@ class KioskApp:
         ctx.view = ctx.controller.view()
         self.route_by_state()
         self.track_activity()
+        self.check_qr_restore()
         if events is None:
             events = pygame.event.get()
         for event in events:
@@ -159,6 +166,19 @@ class KioskApp:
         warn = min(COUNTDOWN_S, self.idle_timeout / 3)
         return max(0.0, left) if left <= warn else None
 
+    def check_qr_restore(self) -> None:
+        """A visitor showed the camera a code from an earlier visit: their unlocks are back."""
+        if self.qr_restore is None:
+            return
+        found = self.qr_restore.poll(self.ctx.now, self.current.name in GAME_SCREENS)
+        if found is None:
+            return
+        self.ctx.rewards.restore(found)
+        self.restored_until = self.ctx.now + RESTORED_NOTICE_S
+        if self.current.name == "attract":
+            self.navigate("start")            # somebody is clearly there
+        self.last_activity = self.ctx.now
+
     def check_idle_timeout(self) -> None:
         left = self.countdown_left()
         if left is None or left > 0:
@@ -174,6 +194,8 @@ class KioskApp:
         if view is None:
             return
         keys = []
+        if self.ctx.now < self.restored_until:
+            keys.append("rewards.restored")
         if view.state == "paused":
             keys.append("museum.paused")          # on the attract screen: the last game waits
         if getattr(view, "attendance", None) == "warn":

@@ -20,6 +20,7 @@ from kiosk.ui.board_view import (BoardGeometry, draw_board, draw_capture_mark, d
                                  piece_code, square_name)
 from kiosk.ui.context import BaseScreen, UiContext
 from kiosk.ui.errors import active_error, draw_error_panel, draw_fix_marks, robot_activity_text
+from kiosk.ui.rewards_screen import RecordQr, draw_qr
 from kiosk.ui.widgets import (draw_busy, draw_button, draw_panel, draw_paragraph, draw_progress, draw_text,
                               fit_font, icon_book, icon_flag_white, icon_stop)
 
@@ -83,6 +84,8 @@ class GameScreen(BaseScreen):
         self.pending_stack = 0
         self.reward_recorded = False
         self.new_unlock: str | None = None
+        self.record_qr = RecordQr()                # the take-home QR code on the result box
+        self.qr_large = False                      # touched: the code as large as the screen allows
         self.board_focus = True                  # the keyboard drives the board's cursor (else the buttons)
 
     # ---- lifecycle ---------------------------------------------------------------------
@@ -93,6 +96,7 @@ class GameScreen(BaseScreen):
         self.seen_active = False
         self.reward_recorded = False
         self.new_unlock = None
+        self.qr_large = False
         self.pending_since = None
         self.cursor = None
         self.board_focus = True
@@ -529,7 +533,9 @@ class GameScreen(BaseScreen):
         winner = side_value(outcome.winner)
         title, colour = result_title(ctx, view)
         board_rect, panel = split_rects(lay)
-        box = pygame.Rect(0, 0, int(board_rect.width * 0.86), int(board_rect.height * 0.62))
+        matrix = self.record_qr.matrix_for(ctx)          # the game to take home (kiosk/record.py)
+        box = pygame.Rect(0, 0, int(board_rect.width * (0.96 if matrix else 0.86)),
+                          int(board_rect.height * (0.92 if matrix else 0.62)))
         box.center = board_rect.center
         draw_panel(surface, box, palette.PANEL, edge=colour)
         band = pygame.Rect(box.left, box.top, box.width, lay.font_title + lay.gap * 3)
@@ -540,6 +546,10 @@ class GameScreen(BaseScreen):
         reason = ctx.t(f"reasons.{outcome.reason}", "reasons.other", reason=outcome.reason)
         text_rect = pygame.Rect(box.left + lay.gap * 3, band.bottom + lay.gap * 2, box.width - lay.gap * 6,
                                 box.bottom - band.bottom - lay.target - lay.gap * 6)
+        if matrix:
+            column = pygame.Rect(text_rect.left, band.bottom + lay.gap, text_rect.width,
+                                 box.bottom - band.bottom - lay.target - lay.gap * 4)
+            text_rect.width -= self.draw_take_home(surface, ctx, matrix, column) + lay.gap * 2
         body = reason
         if self.new_unlock:
             body += "\n" + ctx.t(f"rewards.unlocked_{self.new_unlock}")
@@ -555,10 +565,10 @@ class GameScreen(BaseScreen):
                 body += "\n" + ctx.t({"visitor": "match.won", "robot": "match.lost"}.get(match.winner() or "",
                                                                                       "match.tied"))
         bottom = draw_paragraph(surface, body, text_rect, lay.font_body, align="center", min_size=lay.font_small)
-        art_h = text_rect.bottom - bottom - lay.gap
+        art_h = min(text_rect.bottom - bottom - lay.gap, text_rect.width)
         if art_h > lay.target // 2:
             art = pygame.Rect(0, 0, art_h, art_h)
-            art.midbottom = (box.centerx, text_rect.bottom)
+            art.midbottom = (text_rect.centerx, text_rect.bottom)
             if winner is not None and winner == side_value(view.visitor_side):
                 draw_visitor(surface, art, crown=ctx.rewards.unlocks.crown, active=True)
             elif winner is not None:
@@ -581,6 +591,37 @@ class GameScreen(BaseScreen):
             draw_button(surface, rect, label, lay.font_button, col)
             self.buttons.add(key, rect, action)
             x += w + lay.gap * 2
+        if matrix and self.qr_large:
+            self.draw_large_qr(surface, ctx, matrix)
+
+    def toggle_qr(self) -> None:
+        self.qr_large = not self.qr_large
+
+    def draw_large_qr(self, surface: pygame.Surface, ctx: UiContext, matrix: list[list[bool]]) -> None:
+        """The record's code over the whole height of the screen (a touch closes it): the small
+        screens' result box has no room for modules a phone reads at arm's length."""
+        lay = ctx.layout
+        veil = pygame.Surface((lay.width, lay.height), pygame.SRCALPHA)
+        veil.fill((*palette.BACKGROUND, 235))
+        surface.blit(veil, (0, 0))
+        side = lay.height - 2 * lay.margin
+        draw_qr(surface, pygame.Rect(lay.width // 2 - side // 2, lay.margin, side, side), matrix)
+        self.buttons.begin_modal()
+        self.buttons.add("take_home", lay.rect, self.toggle_qr)
+
+    def draw_take_home(self, surface: pygame.Surface, ctx: UiContext, matrix: list[list[bool]],
+                       area: pygame.Rect) -> int:
+        """The record's QR code at the right of ``area``, its caption under it; returns the width taken."""
+        lay = ctx.layout
+        caption_h = lay.font_small + lay.gap
+        n = len(matrix) + 8                              # with the quiet zone
+        side = min(area.height - caption_h, int(area.width * 0.6)) // n * n     # whole pixels a module
+        qr_rect = draw_qr(surface, pygame.Rect(area.right - side, area.top, side, side), matrix)
+        self.buttons.add("take_home", qr_rect, self.toggle_qr)        # a touch shows it larger
+        draw_paragraph(surface, ctx.t("rewards.take_home"),
+                       pygame.Rect(qr_rect.left, qr_rect.bottom + lay.gap // 2, qr_rect.width, caption_h),
+                       lay.font_small, palette.TEXT_DIM, align="center", min_size=10)
+        return area.right - qr_rect.left
 
     def to_rewards(self, ctx: UiContext):
         def go() -> None:

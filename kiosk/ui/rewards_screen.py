@@ -2,7 +2,10 @@
 
 Easy -> piece colours (pick a colour-blind-safe scheme), Medium -> shaded
 3D pieces, Hard -> a crown on the visitor's avatar. The code is signed
-(kiosk/rewards.py) and shown both as text and as a QR code.
+(kiosk/rewards.py) and shown both as text and as a QR code: a small one
+(version 2) that the kiosk's overhead camera reads back at arm's length on a
+later visit. The whole game with its rewards is the larger record QR code on
+the result box (`RecordQr`, kiosk/record.py), made for the visitor's phone.
 """
 from __future__ import annotations
 
@@ -34,6 +37,26 @@ def draw_qr(surface: pygame.Surface, rect: pygame.Rect, matrix: list[list[bool]]
                 pygame.draw.rect(surface, palette.BLACK, (box.left + (c + 4) * module, box.top + (r + 4) * module,
                                                           module, module))
     return box
+
+
+class RecordQr:
+    """The QR code of the take-home game record (kiosk/record.py) with the visitor's unlocks.
+
+    The controller signs the record of the game that just ended
+    (`take_home_url`); the matrix is remade only when that URL changes (a win
+    adds an unlock, a new game ends).
+    """
+
+    def __init__(self) -> None:
+        self.url: str | None = None
+        self.matrix: qr.Matrix | None = None
+
+    def matrix_for(self, ctx: UiContext) -> qr.Matrix | None:
+        view = ctx.view
+        url = ctx.controller.take_home_url(ctx.rewards.unlocks) if view is not None and view.outcome else None
+        if url != self.url:
+            self.url, self.matrix = url, qr.encode(url) if url else None
+        return self.matrix
 
 
 class RewardsScreen(BaseScreen):

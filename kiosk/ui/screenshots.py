@@ -26,8 +26,8 @@ DEMO_SECRET = "screenshot-demo-secret"   # only for pictures: a real kiosk has i
 class StillView:
     """The controller side of a picture: the screens read one `ControllerView` from it, no game behind it.
 
-    It has the three calls the app makes every frame (``poll``, ``view``,
-    ``touched``) and no commands: a picture has no robot to send them to, so
+    It has the calls the app makes every frame (``poll``, ``view``,
+    ``touched``, ``take_home_url`` once a game is over) and no commands: a picture has no robot to send them to, so
     every command button on it leads nowhere (staff's shows "not available").
     """
 
@@ -46,6 +46,10 @@ class StillView:
 
     def touched(self) -> None:
         """A touch on the screen (the controller's attendance); nobody to tell."""
+
+    def take_home_url(self, unlocks: Any) -> str | None:
+        """A picture has no game record to take home (kiosk/record_signer.py signs real ones)."""
+        return None
 
 
 def idle_view() -> ControllerView:
