@@ -62,6 +62,7 @@ class AutoplayOptions:
     visitor: VisitorStyle = field(default_factory=VisitorStyle)
     game_timeout_s: float = 900.0
     max_plies: int = 400
+    mode: str = "visitor"       # kiosk/exhibit.py: visitor (against the robot), selfplay, referee
 
 
 class Autoplay:
@@ -154,7 +155,12 @@ class Autoplay:
         start = time.monotonic()
         result = GameResult(number, variant, side, False, False, "unfinished", 0, 0.0)
         ctrl = self.rig.controller
-        ctrl.start_game(variant, {}, side, self.options.level)
+        mode = self.options.mode
+        if mode == "selfplay":
+            ctrl.set_attract(True)      # nobody there: the kiosk starts playing itself (kiosk/exhibit.py)
+        else:
+            ctrl.start_game(variant, {}, side, self.options.level, mode=mode)
+        trusted = "thinking" if mode == "selfplay" else "visitor_turn"
         last_state, last_ply, last_ply_t = "", 0, time.monotonic()
         cleared_requested = False
         injected: dict[str, int] = {}
@@ -167,8 +173,8 @@ class Autoplay:
             ctrl = self.rig.controller
             view = ctrl.view()
             if view.state != last_state:
-                if view.state == "visitor_turn" and view.board is not None \
-                        and self.rig.world.square_pieces() != view.board.pieces():
+                if view.state == trusted and view.board is not None \
+                        and self.rig.world.square_pieces() != {**view.board.pieces(), **view.exhibit.leftovers}:
                     result.desync = True
                     result.notes.append(f"desync at ply {view.ply}")
                 self._on_state(last_state, view.state, view)
@@ -190,8 +196,9 @@ class Autoplay:
                 cleared_requested = True
             elif view.state == "idle" and cleared_requested:
                 result.completed = True
+                ctrl.set_attract(False)
                 break
-            elif view.ply >= self.options.max_plies and view.state == "visitor_turn":
+            elif view.ply >= self.options.max_plies and view.state in ("visitor_turn", "thinking"):
                 ctrl.end_game()
                 result.notes.append(f"stopped at {view.ply} plies")
             else:
