@@ -663,6 +663,7 @@ class GrblDriver:
                 raise GrblReset(f"controller reset during the stream, before {line!r}"
                                 if line else "controller reset during the stream")
             if line is not None:
+                self._wait_while_paused()
                 self.send(line, timeout, watch=watch)
 
     # ------------------------------------------------------------------ queries
@@ -829,6 +830,16 @@ class GrblDriver:
     @property
     def paused(self) -> bool:
         return self._paused
+
+    def _wait_while_paused(self) -> None:
+        """While paused, the stream's next line waits (a hold between two lines, e.g. in a dwell
+        with the planner empty, would otherwise let the next move start)."""
+        while self._paused:
+            self._check_alive()
+            if self.critical:
+                return
+            self._poll_status()
+            time.sleep(STATUS_POLL_S / 4)
 
     def halt(self, timeout: float = 5.0) -> Status | None:
         """Feed hold (`!`) and wait until GRBL reports the hold complete (`Hold:0`) or Idle,
