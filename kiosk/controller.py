@@ -180,6 +180,10 @@ class GameController:
         """The screen shows (or left) attract mode: idle there, the robot may play itself."""
         self.exhibit.attract = bool(showing)
 
+    def set_selfplay(self, on: bool) -> None:
+        """Staff switch the robot's self-play in attract mode on or off (kept across restarts)."""
+        self.exhibit.set_selfplay(on)
+
     def handover(self, choice: str) -> None:
         """The visitor's answer when self-play stopped: "take_over" or "start_fresh"."""
         self.exhibit.choose(choice)

@@ -59,9 +59,22 @@ def result_title(ctx: UiContext, view: Any) -> tuple[str, tuple[int, int, int]]:
         return ctx.t("museum.no_winner"), palette.SKY_BLUE     # End game: no winner, which is not a draw
     if winner is None:
         return ctx.t("result.draw"), palette.SKY_BLUE
+    if view.exhibit.mode == "referee":               # two visitors: say which side won
+        return ctx.t("referee.won", side=ctx.t(f"variants.{view.variant}.{winner}", f"sides.{winner}.name")), \
+            palette.ORANGE
     if winner == side_value(view.visitor_side):
         return ctx.t("result.you_won"), palette.ORANGE
     return ctx.t("result.robot_won"), palette.SKY_BLUE
+
+def referee_clocks(ctx: UiContext, view: Any) -> str:
+    """Both sides' time so far, one line each (the referee keeps the clock, kiosk/exhibit.py)."""
+    lines = []
+    for side in ("attackers", "defenders"):
+        seconds = int(view.exhibit.clocks.get(side, 0.0))
+        name = ctx.t(f"variants.{view.variant}.{side}", f"sides.{side}.name")
+        lines.append(ctx.t("referee.clock", side=name, time=f"{seconds // 60}:{seconds % 60:02d}"))
+    return "\n".join(lines)
+
 
 def card_values(match: Any) -> dict[str, str | None]:
     """The York match card shown at each edge: the last game's cards, else the visitor's own face-up ones."""
@@ -156,7 +169,8 @@ class GameScreen(BaseScreen):
         if view.board is not None:
             ctx.finished_moves = list(view.board.move_stack)
             ctx.finished_variant = view.variant
-        if side_value(view.outcome.winner) is not None and side_value(view.outcome.winner) == side_value(view.visitor_side):
+        if view.exhibit.mode == "visitor" and side_value(view.outcome.winner) is not None \
+                and side_value(view.outcome.winner) == side_value(view.visitor_side):    # no rewards for two players
             level = view.level or (ctx.request.level if ctx.request else "easy")
             try:
                 self.new_unlock = ctx.rewards.record_win(level)
@@ -168,7 +182,7 @@ class GameScreen(BaseScreen):
         view = ctx.view
         return (ctx.world is not None and view is not None and view.state == "visitor_turn"
                 and view.board is not None and self.pending_since is None and self.confirm is None
-                and side_value(view.board.turn) == side_value(view.visitor_side))
+                and (view.exhibit.mode == "referee" or side_value(view.board.turn) == side_value(view.visitor_side)))
 
     def targets_of(self, ctx: UiContext, sq: int) -> list[int]:
         return [m.to_sq for m in ctx.view.board.legal_moves if m.from_sq == sq]
@@ -178,6 +192,8 @@ class GameScreen(BaseScreen):
         if piece is None:
             return False
         side = "attackers" if piece_code(piece) == "t" else "defenders"
+        if ctx.view.exhibit.mode == "referee":          # two players: the side to move touches its own
+            return side == side_value(ctx.view.board.turn)
         return side == side_value(ctx.view.visitor_side)
 
     def touch_square(self, ctx: UiContext, sq: int) -> None:
@@ -341,7 +357,10 @@ class GameScreen(BaseScreen):
         name = ctx.t(f"variants.{variant}.name") if variant else ""
         fnt = fit_font(name, title_w, lay.font_heading)
         surface.blit(fnt.render(name, True, palette.TEXT), (panel.left, panel.top))
-        if level:
+        if view is not None and view.exhibit.mode == "referee":
+            draw_text(surface, ctx.t("referee.title"), (panel.left, panel.top + fnt.get_linesize()), lay.font_small,
+                      palette.TEXT_DIM)
+        elif level:
             draw_text(surface, ctx.t("game.level_line", level=ctx.t(f"levels.{level}.name")),
                       (panel.left, panel.top + fnt.get_linesize()), lay.font_small, palette.TEXT_DIM)
         return max(panel.top + lay.target, lay.flag_rect.bottom) + lay.gap
@@ -355,8 +374,9 @@ class GameScreen(BaseScreen):
         if view is None:
             return
         # Turn card: both avatars, the one to move framed; the status in words below them.
-        visitor_to_move = (view.board is not None and side_value(view.board.turn) == side_value(view.visitor_side)
-                           and view.state in ("visitor_turn", "fix_board"))
+        referee = view.exhibit.mode == "referee"
+        visitor_to_move = (view.board is not None and view.state in ("visitor_turn", "fix_board")
+                           and (referee or side_value(view.board.turn) == side_value(view.visitor_side)))
         robot_busy = view.state in ("thinking", "robot_moving", "verify", "setup", "clearing")
         av = int(lay.target * 0.6) if lay.compact else min(lay.target, panel.width // 4)
         status_h = lay.font_body * (1 if lay.compact else 2) + g
@@ -370,7 +390,12 @@ class GameScreen(BaseScreen):
         draw_text(surface, ctx.t("game.you"), (you.centerx, you.bottom), lay.font_small, anchor="midtop")
         draw_text(surface, ctx.t("game.robot"), (bot.centerx, bot.bottom), lay.font_small, anchor="midtop")
         you_side = side_value(view.visitor_side)
-        if you_side and view.variant:
+        if referee and view.variant:
+            # two visitors: each side's clock, the one to move running
+            mid = pygame.Rect(you.right + g, you.top, bot.left - you.right - 2 * g, av)
+            draw_paragraph(surface, referee_clocks(ctx, view), mid, lay.font_small, palette.TEXT, align="left",
+                           valign="center", min_size=10)
+        elif you_side and view.variant:
             # Which side is the visitor's, and which pieces: said in words beside "You".
             side_name = ctx.t(f"variants.{view.variant}.{you_side}", f"sides.{you_side}.name")
             mid = pygame.Rect(you.right + g, you.top, bot.left - you.right - 2 * g, av)
@@ -384,6 +409,9 @@ class GameScreen(BaseScreen):
             status = ctx.t("game.over")
         elif self.pending_since is not None or getattr(view, "checking_move", None) is not None:
             status = ctx.t("game.checking_move")
+        elif visitor_to_move and referee:
+            turn = side_value(view.board.turn)
+            status = ctx.t("referee.to_move", side=ctx.t(f"variants.{view.variant}.{turn}", f"sides.{turn}.name"))
         elif visitor_to_move:
             status = ctx.t("game.your_turn_touch" if ctx.world is not None else "game.your_turn")
         elif robot_busy:

@@ -41,11 +41,14 @@ class StillController:
     def touched(self) -> None:
         """A touch on the screen (the controller's attendance); nothing to record."""
 
+    def set_attract(self, showing: bool) -> None:
+        """The screen says whether attract shows (kiosk/exhibit.py); nothing to record."""
+
     def __getattr__(self, name: str) -> Callable[..., None]:
         if name in ("start_game", "resign", "end_game", "clear_board", "home", "setup_board", "request_hint",
-                    "continue_game", "pieces_back", "recount_storage"):
-            def record(*args: Any) -> None:
-                self.calls.append((name, args))
+                    "continue_game", "pieces_back", "recount_storage", "handover", "set_selfplay"):
+            def record(*args: Any, **kwargs: Any) -> None:
+                self.calls.append((name, args, kwargs) if kwargs else (name, args))
             return record
         raise AttributeError(name)
 
