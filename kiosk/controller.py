@@ -13,6 +13,7 @@ Its parts, each with one job:
 - kiosk/board_watch.py: still camera readings and signs of life;
 - kiosk/attendance.py: is anybody there, and when to call staff;
 - kiosk/staff_ops.py: staff commands; kiosk/view.py: the screens' snapshot.
+- kiosk/exhibit.py: the game's mode (self-play in attract, two visitors with the robot as referee).
 
 Every state change goes through `set_state` (checked against kiosk/states.py)
 and is journalled (kiosk/journal.py) BEFORE it acts, so after a crash or a

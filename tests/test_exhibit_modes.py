@@ -20,7 +20,8 @@ from engine import Board, Move, Piece, Side, parse_square
 from kiosk.controller import GameController
 from kiosk.simworld import SimWorld
 from kiosk.states import State
-from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry
+from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera
+from tests.test_controller_game import Rig
 
 
 def exhibit_config(**changes) -> Config:
@@ -125,35 +126,14 @@ def test_start_fresh_ends_selfplay_and_resets_to_the_start_position(tmp_path):
         assert not (tmp_path / "state" / "gamelog").exists() or not any((tmp_path / "state" / "gamelog").iterdir())
 
 
-class FakeRig:
-    """The controller on the fast fake ports (tests/kiosk_fakes.py) on a manual clock."""
+class FakeRig(Rig):
+    """The controller on the fast fake ports (tests/kiosk_fakes.py) on a manual clock, with the
+    exhibit's settings (no pause between self-play moves)."""
 
     def __init__(self, tmp_path, config: Config | None = None) -> None:
+        super().__init__(tmp_path, seed=1)
         self.config = config or exhibit_config()
-        self.clock = ManualClock()
-        self.world = SimWorld(self.config, clock=self.clock, hand_seconds=0.5)
-        self.world.fill_storage("copenhagen")
-        self.gantry = WorldGantry(self.world)
-        self.state_dir = tmp_path / "state"
         self.ctrl = self.make()
-
-    def make(self) -> GameController:
-        ctrl = GameController(self.config, WorldCamera(self.world, self.clock), self.gantry, InstantEngine(1),
-                              str(self.state_dir), clock=self.clock, stable_s=0.3)
-        ctrl.start()
-        return ctrl
-
-    def step(self, n: int = 1) -> None:
-        for _ in range(n):
-            self.clock.now += 0.1
-            self.ctrl.poll()
-
-    def run_until(self, states: set[str], limit: int = 3000) -> str:
-        for _ in range(limit):
-            if self.ctrl.view().state in states:
-                return self.ctrl.view().state
-            self.step()
-        raise AssertionError(f"still {self.ctrl.view().state} (wanted {states})")
 
     def play(self, move: Move, remove_captures: bool = True) -> None:
         ply = self.ctrl.view().ply
@@ -163,11 +143,6 @@ class FakeRig:
             if self.ctrl.view().ply > ply:
                 return
         raise AssertionError(f"move not taken in: {self.ctrl.view().state}")
-
-
-def capture_line() -> list[str]:
-    """Plies after which the attackers' next move captures (found from the start position)."""
-    return ["d1-d3", "f4-c4", "a5-b5"]
 
 
 def referee_to_capture(rig: FakeRig) -> Move:

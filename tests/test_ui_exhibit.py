@@ -16,7 +16,7 @@ from kiosk.ui import palette
 from kiosk.ui.attract import narration
 from kiosk.ui.screenshots import game_view, idle_view
 from tests.test_ui_screens import button, frame, make_app
-from tests.ui_helpers import clean_queue, click, count_colour  # noqa: F401 - clean_queue is an autouse fixture
+from tests.ui_helpers import clean_queue, click, count_colour, start_by_touch  # noqa: F401 - clean_queue is an autouse fixture
 
 
 def selfplay_view(state: str = "thinking", **exhibit):
@@ -100,8 +100,7 @@ def test_start_fresh_goes_to_the_start_screen(tmp_path):
 def test_two_players_card_on_the_side_page_starts_a_referee_game(tmp_path):
     app = make_app(idle_view())
     frame(app, tmp_path)
-    click(button(app, "play").center)
-    frame(app, tmp_path)
+    start_by_touch(app, "play")
     click(button(app, "variant.copenhagen").center)
     shot = frame(app, tmp_path, "sides.png")
     two, lots = button(app, "side.two"), button(app, "side.lots")
