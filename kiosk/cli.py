@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import argparse
 import logging
-from dataclasses import replace
 import os
 import signal
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 log = logging.getLogger("kiosk")

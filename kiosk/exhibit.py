@@ -30,15 +30,15 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from calibration.durable import atomic_write_text
 from calibration.quiet_hours import is_quiet
 from engine import Outcome, Piece, Side
-
 from kiosk.inventory import StorageInventory
 from kiosk.ports import Transfer
 from kiosk.robot_jobs import Goal
@@ -74,7 +74,7 @@ class ExhibitView:
     leftovers: dict[int, Piece] = field(default_factory=dict)   # captured pieces still standing
 
 
-def hand_over_board(c: "GameController") -> bool:
+def hand_over_board(c: GameController) -> bool:
     """The camera cannot read the board for a reason that is not a missing picture: a hand."""
     return not c.watch.camera_ok and c.watch.camera_reason not in NO_PICTURE
 
@@ -93,7 +93,7 @@ def apply_transfers(before: dict[int, Piece], transfers: list[Transfer]) -> dict
 class Exhibit:
     """Self-play and referee for one controller; `poll()` once a frame (from the controller)."""
 
-    def __init__(self, controller: "GameController",
+    def __init__(self, controller: GameController,
                  wall_clock: Callable[[], datetime] = datetime.now) -> None:
         self.c = controller
         self.cfg = controller.config.exhibit
@@ -124,6 +124,7 @@ class Exhibit:
         """Staff switch self-play on or off (kept across restarts); off stops a self-play game."""
         self.selfplay_on = bool(on)
         atomic_write_text(self.switch_path, json.dumps({"selfplay": self.selfplay_on}) + "\n")
+        self.c.record("selfplay_switch", on=self.selfplay_on)
         log.info("self-play switched %s by staff", "on" if on else "off")
         s = self.c.session
         if not on and s is not None and s.mode == "selfplay" and self.c.state not in (State.GAME_OVER, State.IDLE):
@@ -170,8 +171,9 @@ class Exhibit:
             self._tend_handover()
         elif mode == "referee":
             self._tend_referee()
-        elif mode == "selfplay" and c.state == State.THINKING and len(s.board.move_stack) >= self.cfg.selfplay_max_plies:
-            self._end_selfplay()
+        elif s is not None and mode == "selfplay" and c.state == State.THINKING \
+                and len(s.board.move_stack) >= self.cfg.selfplay_max_plies:
+            self._end_selfplay()                    # a demo game that goes on and on: reset, start anew
         self._maybe_start_selfplay()
 
     def touched(self) -> None:
@@ -293,9 +295,7 @@ class Exhibit:
         c = self.c
         if not self.attract or not self.selfplay_allowed() or c.jobs.goal is not None or c.gantry.busy:
             return
-        if c.state == State.IDLE:
-            pass
-        elif c.state == State.GAME_OVER and c.session is not None and c.session.outcome is not None:
+        if c.state == State.IDLE or c.state == State.GAME_OVER and c.session is not None and c.session.outcome is not None:
             pass
         else:
             return

@@ -43,12 +43,15 @@ class GameResult:
     seconds: float
     ply_times: list[float] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    mode: str = "visitor"
 
     def line(self) -> str:
         status = "completed" if self.completed else "LOST"
         desync = ", DESYNC" if self.desync else ""
         notes = f"; {'; '.join(self.notes)}" if self.notes else ""
-        return (f"game {self.number}: {self.variant}, visitor {self.visitor_side.value}, {self.outcome}, "
+        who = {"selfplay": "the robot against itself", "referee": "two visitors, the robot referee"}.get(
+            self.mode, f"visitor {self.visitor_side.value}")
+        return (f"game {self.number}: {self.variant}, {who}, {self.outcome}, "
                 f"{self.plies} plies, {self.seconds:.0f} s, {status}{desync}{notes}")
 
 
@@ -153,7 +156,7 @@ class Autoplay:
         self.faults.new_game()
         self._cut_armed = False
         start = time.monotonic()
-        result = GameResult(number, variant, side, False, False, "unfinished", 0, 0.0)
+        result = GameResult(number, variant, side, False, False, "unfinished", 0, 0.0, mode=self.options.mode)
         ctrl = self.rig.controller
         mode = self.options.mode
         if mode == "selfplay":

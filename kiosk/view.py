@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 from engine import Board, Move, Outcome, Piece, Side
 
-from kiosk.exhibit import ExhibitView
 from kiosk.teaching import TeachingView
 from kiosk.activity import IDLE_ACTIVITY, RobotActivity
+from kiosk.exhibit import ExhibitView
 from kiosk.states import Purpose, State
 
 if TYPE_CHECKING:

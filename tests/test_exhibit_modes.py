@@ -16,7 +16,6 @@ from calibration.config import Config
 from calibration.config_file import ConfigError, config_from_dict
 from calibration.quiet_hours import is_quiet
 from engine import Board, Move, Piece, Side, parse_square
-
 from kiosk.controller import GameController
 from kiosk.simworld import SimWorld
 from kiosk.states import State
@@ -111,7 +110,7 @@ def test_a_visitor_stops_selfplay_within_a_second_and_takes_the_position_over(tm
 
 
 def test_start_fresh_ends_selfplay_and_resets_to_the_start_position(tmp_path):
-    with selfplay_rig(tmp_path) as (ctrl, world, sim):
+    with selfplay_rig(tmp_path) as (ctrl, world, _sim):
         ctrl.start()
         ctrl.exhibit.start_selfplay()
         until(ctrl, lambda: ctrl.view().ply >= 1 and ctrl.state == State.THINKING, "self-play thinking")
@@ -161,7 +160,7 @@ def referee_to_capture(rig: FakeRig) -> Move:
             b.push(m)
             if not b.is_game_over():
                 after_ok.append(m)
-        rig.play(sorted(after_ok, key=lambda m: (m.from_sq * 7 + m.to_sq * 13) % 101)[0])
+        rig.play(min(after_ok, key=lambda m: (m.from_sq * 7 + m.to_sq * 13) % 101))
         assert rig.ctrl.view().state == "visitor_turn"
     raise AssertionError("no capture came up")
 

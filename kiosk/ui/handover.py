@@ -16,7 +16,13 @@ from kiosk.exhibit import Choice
 from kiosk.ui import palette
 from kiosk.ui.board_view import BoardGeometry, draw_board, draw_pieces, outline_square
 from kiosk.ui.context import BaseScreen, UiContext
-from kiosk.ui.widgets import draw_button, draw_panel, draw_paragraph, fit_font, icon_play
+from kiosk.ui.widgets import (
+    draw_button,
+    draw_panel,
+    draw_paragraph,
+    fit_font,
+    icon_play,
+)
 
 
 def side_name(ctx: UiContext, variant: str | None, side: str) -> str:
