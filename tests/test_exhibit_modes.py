@@ -278,3 +278,38 @@ def test_quiet_hours_and_their_validation():
     with pytest.raises(ConfigError, match="selfplay_feed_mm_min"):
         config_from_dict({"exhibit": {"selfplay_feed_mm_min": 0}})
     assert config_from_dict({"exhibit": {"quiet_hours": ["22:00-09:30"], "selfplay": False}}).exhibit.selfplay is False
+
+
+class ChainRig(Rig):
+    """The referee on the real gantry chain (selfplay_rig): steps sleep a little, for the gantry thread."""
+
+    def __init__(self, ctrl, world) -> None:          # not Rig.__init__: the chain is built already
+        self.ctrl, self.world, self.clock = ctrl, world, ctrl.clock
+        self.config = ctrl.config
+
+    def step(self, n: int = 1) -> None:
+        for _ in range(n):
+            poll(self.ctrl)
+
+    def play(self, move: Move, remove_captures: bool = True) -> None:
+        FakeRig.play(self, move, remove_captures)     # type: ignore[arg-type]
+
+
+def test_a_hand_over_the_board_holds_the_referees_parking_with_the_piece_on_the_magnet(tmp_path):
+    with selfplay_rig(tmp_path, speed_factor=2.0) as (ctrl, world, sim):
+        ctrl.start()
+        rig = ChainRig(ctrl, world)
+        move = referee_to_capture(rig)
+        captured = ctrl.view().board.captures_of(move)
+        rig.play(move, remove_captures=False)
+        until(ctrl, lambda: carrying(ctrl, world), "the referee's park carry")
+        world.show_hand(*world.layout.position(captured[0]), seconds=1.0)
+        until(ctrl, lambda: ctrl.exhibit.held, "the hold", limit=40)
+        time.sleep(0.3)
+        pos, held = sim.machine_position, world.table.holding
+        time.sleep(0.4)
+        assert held is not None and world.table.holding == held and sim.machine_position == pos
+        until(ctrl, lambda: ctrl.state == State.VISITOR_TURN and not ctrl.gantry.busy, "the park after the hand")
+        assert all(sq not in world.square_pieces() for sq in captured)
+        assert world.square_pieces() == ctrl.view().board.pieces()
+        assert any(r.kind == "park_held" for r in ctrl.journal.records)
