@@ -237,8 +237,8 @@ class Exhibit:
         done = min(c.jobs.steps_done, len(self.stopped_plan))
         plan, self.stopped_plan = self.stopped_plan, []
         carried, left = plan[:done], plan[done:]
-        if not left:
-            return                                  # the whole move was carried: the target stands
+        if not left or not any(t.kind == "move" for t in plan):
+            return      # all carried, or a retry of the move (planned from the camera): the target stands
         if any(t.kind == "move" for t in left):
             s.board.pop()                           # the robot's piece never moved: the move is undone
             s.last_move, s.last_captures, s.announcements = None, (), ()
