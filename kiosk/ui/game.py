@@ -66,12 +66,17 @@ def result_title(ctx: UiContext, view: Any) -> tuple[str, tuple[int, int, int]]:
         return ctx.t("result.you_won"), palette.ORANGE
     return ctx.t("result.robot_won"), palette.SKY_BLUE
 
+def side_label(ctx: UiContext, variant: str | None, side: str) -> str:
+    """A side's name in this variant (Muscovites, Swedes...), else the general one."""
+    return ctx.t(f"variants.{variant}.{side}", f"sides.{side}.name")
+
+
 def referee_clocks(ctx: UiContext, view: Any) -> str:
     """Both sides' time so far, one line each (the referee keeps the clock, kiosk/exhibit.py)."""
     lines = []
     for side in ("attackers", "defenders"):
         seconds = int(view.exhibit.clocks.get(side, 0.0))
-        name = ctx.t(f"variants.{view.variant}.{side}", f"sides.{side}.name")
+        name = side_label(ctx, view.variant, side)
         lines.append(ctx.t("referee.clock", side=name, time=f"{seconds // 60}:{seconds % 60:02d}"))
     return "\n".join(lines)
 
@@ -358,8 +363,9 @@ class GameScreen(BaseScreen):
         fnt = fit_font(name, title_w, lay.font_heading)
         surface.blit(fnt.render(name, True, palette.TEXT), (panel.left, panel.top))
         if view is not None and view.exhibit.mode == "referee":
-            draw_text(surface, ctx.t("referee.title"), (panel.left, panel.top + fnt.get_linesize()), lay.font_small,
-                      palette.TEXT_DIM)
+            title = ctx.t("referee.title")
+            small = fit_font(title, title_w, lay.font_small)
+            surface.blit(small.render(title, True, palette.TEXT_DIM), (panel.left, panel.top + fnt.get_linesize()))
         elif level:
             draw_text(surface, ctx.t("game.level_line", level=ctx.t(f"levels.{level}.name")),
                       (panel.left, panel.top + fnt.get_linesize()), lay.font_small, palette.TEXT_DIM)
@@ -385,10 +391,17 @@ class GameScreen(BaseScreen):
         draw_panel(surface, card, palette.PANEL)
         you = pygame.Rect(card.left + g * 2, card.top + g, av, av)
         bot = pygame.Rect(card.right - g * 2 - av, card.top + g, av, av)
-        draw_visitor(surface, you, crown=ctx.rewards.unlocks.crown, active=visitor_to_move)
-        draw_robot(surface, bot, phase=ctx.now * 2 if robot_busy else 0.0, active=robot_busy)
-        draw_text(surface, ctx.t("game.you"), (you.centerx, you.bottom), lay.font_small, anchor="midtop")
-        draw_text(surface, ctx.t("game.robot"), (bot.centerx, bot.bottom), lay.font_small, anchor="midtop")
+        if referee and view.board is not None:      # two visitors: one avatar per side, the one to move framed
+            turn = side_value(view.board.turn)
+            for rect, side in ((you, "attackers"), (bot, "defenders")):
+                draw_visitor(surface, rect, crown=False, active=visitor_to_move and turn == side)
+                draw_text(surface, side_label(ctx, view.variant, side), (rect.centerx, rect.bottom), lay.font_small,
+                          anchor="midtop")
+        else:
+            draw_visitor(surface, you, crown=ctx.rewards.unlocks.crown, active=visitor_to_move)
+            draw_robot(surface, bot, phase=ctx.now * 2 if robot_busy else 0.0, active=robot_busy)
+            draw_text(surface, ctx.t("game.you"), (you.centerx, you.bottom), lay.font_small, anchor="midtop")
+            draw_text(surface, ctx.t("game.robot"), (bot.centerx, bot.bottom), lay.font_small, anchor="midtop")
         you_side = side_value(view.visitor_side)
         if referee and view.variant:
             # two visitors: each side's clock, the one to move running
@@ -456,7 +469,9 @@ class GameScreen(BaseScreen):
                     count = int((view.captured or {}).get(side, 0))
                     draw_piece(surface, (x + row_h // 2, y + row_h // 2), row_h * 1.1, taken_icon[side], scheme,
                                ctx.shaded())
-                    draw_text(surface, ctx.t(f"game.captured_short_{who}", count=count), (x + row_h + g, y + row_h // 2),
+                    short = ctx.t("referee.captured_short", side=side_label(ctx, view.variant, side), count=count) \
+                        if referee else ctx.t(f"game.captured_short_{who}", count=count)
+                    draw_text(surface, short, (x + row_h + g, y + row_h // 2),
                               lay.font_small, anchor="midleft")
                 y += row_h
             if lay.compact:
@@ -467,7 +482,8 @@ class GameScreen(BaseScreen):
                 count = int((view.captured or {}).get(side, 0))
                 draw_piece(surface, (panel.left + row_h // 2, y + row_h // 2), row_h * 1.1, taken_icon[side], scheme,
                            ctx.shaded())
-                label = ctx.t(f"game.captured_{who}", count=count)
+                label = ctx.t("referee.captured", side=side_label(ctx, view.variant, side), count=count) \
+                    if referee else ctx.t(f"game.captured_{who}", count=count)
                 draw_paragraph(surface, label, pygame.Rect(panel.left + row_h + g, y, panel.width - row_h - g, row_h),
                                lay.font_small, palette.TEXT, min_size=12, valign="center")
                 y += row_h
@@ -475,8 +491,8 @@ class GameScreen(BaseScreen):
         if view.last_move is not None and view.board is not None and not lay.compact and y + lay.font_body < buttons_top:
             size = view.board.size
             mover = "you" if side_value(view.board.turn) != you_side else "robot"
-            text = ctx.t(f"game.last_move_{mover}", **{"from": square_name(view.last_move.from_sq, size),
-                                                        "to": square_name(view.last_move.to_sq, size)})
+            squares = {"from": square_name(view.last_move.from_sq, size), "to": square_name(view.last_move.to_sq, size)}
+            text = ctx.t("referee.last_move", **squares) if referee else ctx.t(f"game.last_move_{mover}", **squares)
             draw_text(surface, text, (panel.left, y + g), lay.font_small, palette.LAST_MOVE)
             y += lay.font_small + g * 2
         # York card match: the cards in words at a readable size (the cards on the frame are small).
@@ -587,8 +603,9 @@ class GameScreen(BaseScreen):
         if art_h > lay.target // 2:
             art = pygame.Rect(0, 0, art_h, art_h)
             art.midbottom = (box.centerx, text_rect.bottom)
-            if winner is not None and winner == side_value(view.visitor_side):
-                draw_visitor(surface, art, crown=ctx.rewards.unlocks.crown, active=True)
+            if winner is not None and (winner == side_value(view.visitor_side) or view.exhibit.mode == "referee"):
+                draw_visitor(surface, art, crown=ctx.rewards.unlocks.crown and view.exhibit.mode != "referee",
+                             active=True)
             elif winner is not None:
                 draw_robot(surface, art, active=True)
         # Buttons under the box in the panel-free area: continue to reward, play again, done.
