@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import Any
 
 from engine import Board, Move, Outcome, Piece, Side
 
@@ -195,8 +197,8 @@ def result_of(session: GameSession) -> str:
     return "visitor" if outcome.winner == session.visitor_side else "robot"
 
 
-def write_gamelog(journal: Journal, session: GameSession, language: str, hints: object = (),
-                  move_times_s: list[float] | tuple[float, ...] = ()) -> None:
+def write_gamelog(journal: Journal, session: GameSession, language: str,
+                  hints: Sequence[dict[str, Any]] = (), move_times_s: Sequence[float] = ()) -> None:
     """The museum's record of the finished game (kiosk/gamelog.py), next to the journal.
     A self-play game is nobody's game: it is not logged."""
     outcome = session.outcome
@@ -213,5 +215,5 @@ def write_gamelog(journal: Journal, session: GameSession, language: str, hints: 
                                    move_times_s=move_times_s,
                                    extra={"mode": session.mode} if session.mode != "visitor" else None)
         append_game(journal.state_dir, record)
-    except Exception:   # noqa: BLE001 - the statistics must never stop a game
+    except Exception:   # the statistics must never stop a game
         log.exception("could not write the game log")
