@@ -105,7 +105,7 @@ class GantryThread(GantryPort):
 
     def set_feed(self, feed_mm_min: float | None) -> None:
         """The drag speed of the carries that follow (None: the configured one)."""
-        self._commands.put(("feed", 0, [feed_mm_min]))  # type: ignore[list-item]
+        self._commands.put(("feed", 0, [feed_mm_min]))
 
     def poll(self) -> list[GantryEvent]:
         out = []
@@ -135,7 +135,7 @@ class GantryThread(GantryPort):
             self._busy.set()
             try:
                 if kind == "feed":
-                    self.mover.set_feed(payload[0])  # type: ignore[arg-type]
+                    self.mover.set_feed(payload[0])
                 elif kind == "board":
                     self.mover.use_board(str(payload[0]), str(payload[1]))
                 elif kind == "home":

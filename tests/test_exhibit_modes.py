@@ -292,7 +292,7 @@ class ChainRig(Rig):
             poll(self.ctrl)
 
     def play(self, move: Move, remove_captures: bool = True) -> None:
-        FakeRig.play(self, move, remove_captures)     # type: ignore[arg-type]
+        FakeRig.play(self, move, remove_captures)
 
 
 def test_a_hand_over_the_board_holds_the_referees_parking_with_the_piece_on_the_magnet(tmp_path):

@@ -27,7 +27,7 @@ class StillController:
 
     def __init__(self, view: Any) -> None:
         self._view = view
-        self.calls: list[tuple[str, tuple]] = []
+        self.calls: list[tuple] = []       # (name, args) or (name, args, kwargs)
 
     def set_view(self, view: Any) -> None:
         self._view = view
