@@ -162,6 +162,23 @@ class KioskConfig:
 
 
 @dataclass
+class ExhibitConfig:
+    """The exhibit modes (kiosk/exhibit.py): the robot playing itself in attract, the referee."""
+
+    selfplay: bool = True               # nobody there: the robot plays itself on the board
+    selfplay_after_s: float = 120.0     # idle this long (no touch, no hand, no game) before it starts
+    selfplay_level: str = "easy"        # the level of both sides (short thinking)
+    selfplay_variant: str = "copenhagen"
+    selfplay_feed_mm_min: float = 1500.0    # the demo's drag speed (slower than a game's, to watch)
+    selfplay_move_pause_s: float = 3.0  # between two self-play moves, time to read the narration
+    selfplay_max_plies: int = 200       # a demo game that goes on longer ends (and the board resets)
+    # no self-play in these local-time ranges, "HH:MM-HH:MM" (may wrap past midnight)
+    quiet_hours: tuple[str, ...] = ()
+    # the referee parks a capture left on the board once nothing moved for this long (no hand)
+    referee_park_quiet_s: float = 2.0
+
+
+@dataclass
 class Config:
     """The whole configuration file."""
 
@@ -174,6 +191,7 @@ class Config:
     camera: CameraConfig = field(default_factory=CameraConfig)
     engine: EngineConfig = field(default_factory=EngineConfig)
     kiosk: KioskConfig = field(default_factory=KioskConfig)
+    exhibit: ExhibitConfig = field(default_factory=ExhibitConfig)
 
     @property
     def board_spec(self) -> BoardSpec:

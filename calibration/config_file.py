@@ -156,6 +156,18 @@ def _non_empty(value: Any) -> str | None:
     return "at least one entry" if len(value) == 0 else None
 
 
+def _quiet_hours(value: Any) -> str | None:
+    """Each entry "HH:MM-HH:MM" (24-hour local time; it may wrap past midnight)."""
+    from calibration.quiet_hours import parse_range
+
+    for entry in value:
+        try:
+            parse_range(entry)
+        except ValueError:
+            return 'ranges like "22:00-09:30" (24-hour HH:MM-HH:MM)'
+    return None
+
+
 def _odd_board(value: int) -> str | None:
     return None if 5 <= value <= 25 and value % 2 == 1 else "an odd number of squares from 5 to 25"
 
@@ -326,6 +338,14 @@ RANGES: dict[str, tuple[Check, ...]] = {
     "KioskConfig.record_keys": (_record_keys,),
     "KioskConfig.variants": (_non_empty,),
     "KioskConfig.state_dir": (_non_empty,),
+    "ExhibitConfig.selfplay_after_s": (_range(5, 86400),),
+    "ExhibitConfig.selfplay_level": (_non_empty,),
+    "ExhibitConfig.selfplay_variant": (_non_empty,),
+    "ExhibitConfig.selfplay_feed_mm_min": (_range(10, 100_000),),
+    "ExhibitConfig.selfplay_move_pause_s": (_range(0, 600),),
+    "ExhibitConfig.selfplay_max_plies": (_range(2, 10_000),),
+    "ExhibitConfig.quiet_hours": (_quiet_hours,),
+    "ExhibitConfig.referee_park_quiet_s": (_range(0, 600),),
 }
 
 
@@ -349,6 +369,13 @@ def _cross_checks(cfg: Config) -> list[tuple[str, str, str]]:
         out.append(("engine.default_level",
                     f"one of the [engine.levels] entries ({', '.join(sorted(cfg.engine.levels))})",
                     _describe(cfg.engine.default_level)))
+    if cfg.exhibit.selfplay_level not in cfg.engine.levels:
+        out.append(("exhibit.selfplay_level",
+                    f"one of the [engine.levels] entries ({', '.join(sorted(cfg.engine.levels))})",
+                    _describe(cfg.exhibit.selfplay_level)))
+    known = _known_variants()
+    if known is not None and cfg.exhibit.selfplay_variant not in known:
+        out.append(("exhibit.selfplay_variant", f"one of {', '.join(known)}", _describe(cfg.exhibit.selfplay_variant)))
     if cfg.kiosk.language not in cfg.kiosk.languages:
         out.append(("kiosk.language", f"one of kiosk.languages ({', '.join(cfg.kiosk.languages)})",
                     _describe(cfg.kiosk.language)))
@@ -583,6 +610,7 @@ _CROSS_SECTIONS: dict[str, set[str]] = {
     "board": {"board", "boards"},
     "kiosk": {"kiosk", "board", "boards"},
     "gantry": {"gantry", "boards", "storage"},
+    "exhibit": {"exhibit", "engine"},
 }
 
 

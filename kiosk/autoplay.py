@@ -19,7 +19,7 @@ from kiosk.view import ControllerView
 from kiosk.simworld import SimWorld
 
 
-VISITOR_MODES = ("random", "engine", "yielding")
+VISITOR_MODES = ("random", "engine", "yielding", "racing")
 
 
 @dataclass
@@ -27,6 +27,7 @@ class VisitorStyle:
     """How this visitor plays."""
 
     mode: str = "random"             # random | engine | yielding (opens the robot king's way: short games)
+    #                                  | racing (two visitors, referee: yields as attacker, runs the king home)
     level: str = "easy"              # the engine level in engine mode
     illegal_rate: float = 0.05       # share of turns that start with an illegal move
     forget_capture_rate: float = 0.3  # share of captures whose piece is left standing
@@ -93,6 +94,8 @@ class SimVisitor:
     def _choose(self, board: Board) -> Move:
         if self.style.mode == "yielding":
             return self._yielding_move(board)
+        if self.style.mode == "racing":
+            return self._racing_move(board)
         if self.style.mode == "engine":
             from engine.search import search_board
 
@@ -122,6 +125,27 @@ class SimVisitor:
             elif score == best_score:
                 best.append(move)
         return self.rng.choice(best or moves)
+
+    def _racing_move(self, board: Board) -> Move:
+        """Both sides of a short two-visitor game: the attacker yields, the defender wins at once
+        when it can, else moves its king to where it has the most ways out."""
+        if board.turn == Side.ATTACKERS:
+            return self._yielding_move(board)
+        best, best_score = [], -1
+        for move in board.legal_moves:
+            after = board.copy()
+            after.push(move)
+            outcome = after.outcome()
+            if outcome is not None and outcome.winner == Side.DEFENDERS:
+                return move
+            if move.from_sq != board.king_square:
+                continue
+            score = len(after.escape_routes())
+            if score > best_score:
+                best, best_score = [move], score
+            elif score == best_score:
+                best.append(move)
+        return self.rng.choice(best or board.legal_moves)
 
     def _illegal_move(self, board: Board) -> Move | None:
         """A slide of one's own piece to an empty square that is not a legal destination."""

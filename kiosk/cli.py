@@ -3,6 +3,7 @@
     tafl-kiosk                              the kiosk on the configured camera and gantry
     tafl-kiosk --simulate                   the touchscreen on a simulated table (make demo)
     tafl-kiosk --simulate --headless --autoplay 20 --faults hand,missed-pickup,power-cut
+    tafl-kiosk --simulate --headless --autoplay 3 --mode selfplay|referee|visitor [--seed S]
     tafl-kiosk --simulate --headless --visitors 30 --seed 1   a museum day of simulated visitors
     tafl-kiosk --screenshots DIR            every screen as PNG files
     tafl-kiosk record encode|verify|pubkey  the signed take-home game records (kiosk/record_cli.py)
@@ -23,6 +24,7 @@ import signal
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 log = logging.getLogger("kiosk")
@@ -55,8 +57,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="variant(s) the simulated visitor plays, comma-separated (default copenhagen)")
     p.add_argument("--level", default=None,
                    help="the robot's level (autoplay default easy; visitors choose their own unless given)")
-    p.add_argument("--visitor", choices=("random", "engine"), default="random",
-                   help="the simulated visitor plays random legal moves or the engine's (easy)")
+    p.add_argument("--mode", choices=("visitor", "selfplay", "referee"), default="visitor",
+                   help="with --autoplay: a visitor against the robot (default), the robot against itself "
+                        "(attract), or two simulated visitors with the robot as referee (kiosk/exhibit.py)")
+    p.add_argument("--visitor", choices=("random", "engine", "yielding", "racing"), default=None,
+                   help="the simulated visitor plays random legal moves, the engine's (easy), yields "
+                        "(short games), or races the king home (default random; racing in referee mode)")
     p.add_argument("--speed", type=float, default=None,
                    help="simulated gantry speed factor (default 25 headless, 2 with a window)")
     p.add_argument("--screenshots", metavar="DIR", help="save every screen as PNG into DIR and exit")
@@ -113,6 +119,8 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.autoplay is not None and args.visitors is not None:
         raise ValueError("--autoplay and --visitors are two different runs: give one")
+    if args.mode != "visitor" and args.autoplay is None:
+        raise ValueError("--mode needs --simulate --headless --autoplay N")
     if args.autoplay is not None and not (args.simulate and args.headless):
         raise ValueError("--autoplay needs --simulate --headless")
     if args.visitors is not None and not (args.simulate and args.headless):
@@ -182,9 +190,14 @@ def _autoplay(args, config, faults, variants) -> int:
     base = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="tafl-autoplay-"))
     state_dir = base / time.strftime("run-%Y%m%d-%H%M%S")     # a fresh table needs a fresh journal
     state_dir.mkdir(parents=True, exist_ok=True)
+    style = args.visitor or ("racing" if args.mode == "referee" else "random")
+    if args.mode == "selfplay":     # the demo starts after the shortest idle wait, and moves on at once
+        config = replace(config, exhibit=replace(config.exhibit, selfplay=True, selfplay_after_s=5.0,
+                                                 selfplay_move_pause_s=0.0, selfplay_variant=variants[0],
+                                                 selfplay_level=args.level or config.exhibit.selfplay_level))
     options = AutoplayOptions(games=args.autoplay, seed=args.seed, faults=faults, variants=variants,
-                              level=args.level or "easy", visitor=VisitorStyle(mode=args.visitor))
-    print(f"autoplay: {args.autoplay} games of {', '.join(variants)}, robot level {options.level}, "
+                              level=args.level or "easy", visitor=VisitorStyle(mode=style), mode=args.mode)
+    print(f"autoplay{'' if args.mode == 'visitor' else f' ({args.mode})'}: {args.autoplay} games of {', '.join(variants)}, robot level {options.level}, "
           f"faults: {', '.join(faults) or 'none'}, seed {args.seed}, state {state_dir}", flush=True)
     run = Autoplay(config, str(state_dir), options, settings, out=lambda line: print(line, flush=True))
     results = run.run()

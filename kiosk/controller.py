@@ -13,6 +13,7 @@ Its parts, each with one job:
 - kiosk/board_watch.py: still camera readings and signs of life;
 - kiosk/attendance.py: is anybody there, and when to call staff;
 - kiosk/staff_ops.py: staff commands; kiosk/view.py: the screens' snapshot.
+- kiosk/exhibit.py: the game's mode (self-play in attract, two visitors with the robot as referee).
 
 Every state change goes through `set_state` (checked against kiosk/states.py)
 and is journalled (kiosk/journal.py) BEFORE it acts, so after a crash or a
@@ -42,6 +43,7 @@ from kiosk import damaged_resume
 from kiosk.attendance import Attendance
 from kiosk.board_names import board_name_for
 from kiosk.board_watch import BoardWatch
+from kiosk.exhibit import Exhibit, move_times
 from kiosk.journal import Journal, Record
 from kiosk.ports import CameraPort, EnginePort, GantryEventKind, GantryPort
 from kiosk.robot_jobs import RETRY_OFFSETS_MM, RobotJobs, squares_json
@@ -91,6 +93,7 @@ class GameController:
         self.attendance = Attendance(config.kiosk)
         self.staff = StaffOps(self)
         self.teacher = Teacher.from_config(config)      # kiosk/teaching.py: reasons and hints
+        self.exhibit = Exhibit(self)                    # kiosk/exhibit.py: self-play and referee
         self._damage_check = False                      # resumed from a damaged journal: camera must agree
         self._paused_from = State.VERIFY
         # staff commands (kiosk/staff_ops.py), offered on the controller as the screens know it
@@ -108,9 +111,11 @@ class GameController:
         return build_view(self)
 
     # -------------------------------------------------------------- commands
-    def start_game(self, variant: str, options: dict[str, str], visitor_side: Side, level: str) -> None:
+    def start_game(self, variant: str, options: dict[str, str], visitor_side: Side, level: str,
+                   mode: str = "visitor") -> None:
         """A visitor starts a game: the robot sets the board up (or finishes resetting it), then
-        whoever moves first plays. A paused game is ended without a winner first."""
+        whoever moves first plays. A paused game is ended without a winner first. `mode`
+        (kiosk/exhibit.py): "visitor" against the robot, "referee" two visitors, "selfplay"."""
         self.start()
         if self.state == State.PAUSED:
             self.finish(Outcome(None, EndReason.ABANDONED.value))
@@ -118,12 +123,13 @@ class GameController:
             raise RuntimeError(f"cannot start a game while {self.state.value}")
         if level not in self.config.engine.levels:
             raise ValueError(f"unknown level {level!r}; known: {', '.join(self.config.engine.levels)}")
-        session = GameSession.new(variant, options, visitor_side, level)
+        session = GameSession.new(variant, options, visitor_side, level, mode=mode)
         if self.state == State.GAME_OVER:
             self.journal.archive(self.variant or "game")
         self.record("game_started", **session.game_started_record())
         self.session = session
         self.teacher.new_game(level)
+        self.exhibit.game_starting(mode)
         self._use_board(session.variant)
         self.set_state(State.SETUP)
         self.jobs.retarget(Purpose.SETUP, session.board.pieces(), self.turns.setup_done)
@@ -141,7 +147,8 @@ class GameController:
         if self.session is None or self.state in (State.IDLE, State.GAME_OVER, State.CLEARING, State.BOOT):
             return
         self.engine.cancel()
-        self.finish(Outcome(self.session.robot_side, EndReason.RESIGNED.value))
+        s = self.session          # two visitors (referee): the side to move gives up
+        self.finish(Outcome(s.board.turn.other if s.mode == "referee" else s.robot_side, EndReason.RESIGNED.value))
 
     def end_game(self) -> None:
         """Stop the game without a winner (staff, or the visitor's End game); the robot resets."""
@@ -170,8 +177,21 @@ class GameController:
     def touched(self) -> None:
         """The screen was touched: somebody is there (attendance)."""
         self.attendance.touch(self.clock())
+        self.exhibit.touched()                          # a self-play game stops for the visitor
         if self.state == State.PAUSED:
             self.continue_game()
+
+    def set_attract(self, showing: bool) -> None:
+        """The screen shows (or left) attract mode: idle there, the robot may play itself."""
+        self.exhibit.attract = bool(showing)
+
+    def set_selfplay(self, on: bool) -> None:
+        """Staff switch the robot's self-play in attract mode on or off (kept across restarts)."""
+        self.exhibit.set_selfplay(on)
+
+    def handover(self, choice: str) -> None:
+        """The visitor's answer when self-play stopped: "take_over" or "start_fresh"."""
+        self.exhibit.choose(choice)
 
     def stop(self) -> None:
         """Orderly shutdown of the controller's helpers (not used on a power cut)."""
@@ -195,6 +215,7 @@ class GameController:
             if event.kind == GantryEventKind.RAN and event.job == self.jobs._job:
                 self.staff.on_ran(event.result)
             self.jobs.on_event(event)
+        self.exhibit.poll()                              # self-play's stop and start, the referee's parking
         hints = len(self.teacher.hints_used)
         self.teacher.poll(self.engine, self.session.board if self.session is not None else None)
         for hint in self.teacher.hints_used[hints:]:
@@ -206,7 +227,7 @@ class GameController:
             self._damage_check = False
             if not verdict:
                 return
-        if self.state == State.THINKING:
+        if self.state == State.THINKING and self.exhibit.may_reply():
             self.turns.poll_engine()
         if self.state == State.PAUSED_ERROR:
             self.jobs.retry_homing()
@@ -295,7 +316,9 @@ class GameController:
         self.jobs.drop_goal()
         self.set_state(State.GAME_OVER)
         self.records.finished(write_gamelog(self.journal, s, self.config.kiosk.language,
-                                            hints=self.teacher.hints_used))
+                                            hints=self.teacher.hints_used,
+                                            move_times_s=move_times(self.journal.records) if s.mode == "referee"
+                                            else ()))
         if self.on_game_over is not None and outcome is not None:
             try:
                 self.on_game_over(s.board.copy(), outcome)

@@ -41,6 +41,14 @@ class Mover(Protocol):
     def make_safe(self) -> None:
         """Magnet off, motion stopped; never raises."""
 
+    # -- optional: the exhibit's pause (kiosk/exhibit.py) --
+    def pause(self) -> None:
+        """Feed hold mid-carry, the magnet as it is (called from another thread)."""
+
+    def resume(self) -> None: ...
+
+    def set_feed(self, feed_mm_min: float | None) -> None: ...
+
     def close(self) -> None: ...
 
 
@@ -54,6 +62,8 @@ class GantryThread(GantryPort):
         self._events: "queue.Queue[GantryEvent]" = queue.Queue()
         self._busy = threading.Event()
         self._cancel = threading.Event()
+        self._finish_current = threading.Event()     # hold(): no transfer starts after this one
+        self._carrying = threading.Event()           # a piece may be on the magnet right now
         self._thread = threading.Thread(target=self._run, name="tafl-gantry", daemon=True)
         self._thread.start()
 
@@ -62,6 +72,7 @@ class GantryThread(GantryPort):
         return self._busy.is_set() or not self._commands.empty()
 
     def submit(self, job: int, transfers: list[Transfer], places: dict | None = None) -> None:
+        self._finish_current.clear()
         self._commands.put(("carry", job, [dict(places or {})] + list(transfers)))
 
     def home(self, job: int) -> None:
@@ -78,6 +89,23 @@ class GantryThread(GantryPort):
 
     def use_board(self, board_name: str, variant: str) -> None:
         self._commands.put(("board", 0, [board_name, variant]))
+
+    # -- the exhibit's stop (kiosk/exhibit.py) --------------------------------------------
+    def hold(self) -> None:
+        """Stop at once without dropping anything: a feed hold with the piece on the magnet,
+        and no further transfer of the job (it ends with 'done' after the current one, whose
+        `step` says how many were carried). `release()` lets the current carry finish."""
+        self._finish_current.set()
+        if self._carrying.is_set():
+            self.mover.pause()
+
+    def release(self) -> None:
+        """After `hold()`: the held carry goes on to its destination (then the job ends)."""
+        self.mover.resume()
+
+    def set_feed(self, feed_mm_min: float | None) -> None:
+        """The drag speed of the carries that follow (None: the configured one)."""
+        self._commands.put(("feed", 0, [feed_mm_min]))
 
     def poll(self) -> list[GantryEvent]:
         out = []
@@ -106,7 +134,9 @@ class GantryThread(GantryPort):
             kind, job, payload = command
             self._busy.set()
             try:
-                if kind == "board":
+                if kind == "feed":
+                    self.mover.set_feed(payload[0])
+                elif kind == "board":
                     self.mover.use_board(str(payload[0]), str(payload[1]))
                 elif kind == "home":
                     self._home(job)
@@ -155,7 +185,11 @@ class GantryThread(GantryPort):
         for i, transfer in enumerate(transfers):
             if self._cancel.is_set():
                 return
+            if self._finish_current.is_set():
+                self._events.put(GantryEvent(GantryEventKind.DONE, job, step=i, total=total))
+                return
             try:
+                self._carrying.set()
                 self.mover.carry(transfer)
             except Exception as exc:  # noqa: BLE001 - reported to the controller
                 if self._cancel.is_set():
@@ -164,6 +198,8 @@ class GantryThread(GantryPort):
                 self.mover.make_safe()
                 self._events.put(GantryEvent(GantryEventKind.ERROR, job, step=i, total=total, error=_one_line(exc)))
                 return
+            finally:
+                self._carrying.clear()
             if self._cancel.is_set():
                 return
             self._events.put(GantryEvent(GantryEventKind.STEP, job, step=i, total=total, transfer=transfer))

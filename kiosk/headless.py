@@ -43,12 +43,15 @@ class GameResult:
     seconds: float
     ply_times: list[float] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    mode: str = "visitor"
 
     def line(self) -> str:
         status = "completed" if self.completed else "LOST"
         desync = ", DESYNC" if self.desync else ""
         notes = f"; {'; '.join(self.notes)}" if self.notes else ""
-        return (f"game {self.number}: {self.variant}, visitor {self.visitor_side.value}, {self.outcome}, "
+        who = {"selfplay": "the robot against itself", "referee": "two visitors, the robot referee"}.get(
+            self.mode, f"visitor {self.visitor_side.value}")
+        return (f"game {self.number}: {self.variant}, {who}, {self.outcome}, "
                 f"{self.plies} plies, {self.seconds:.0f} s, {status}{desync}{notes}")
 
 
@@ -62,6 +65,7 @@ class AutoplayOptions:
     visitor: VisitorStyle = field(default_factory=VisitorStyle)
     game_timeout_s: float = 900.0
     max_plies: int = 400
+    mode: str = "visitor"       # kiosk/exhibit.py: visitor (against the robot), selfplay, referee
 
 
 class Autoplay:
@@ -152,9 +156,14 @@ class Autoplay:
         self.faults.new_game()
         self._cut_armed = False
         start = time.monotonic()
-        result = GameResult(number, variant, side, False, False, "unfinished", 0, 0.0)
+        result = GameResult(number, variant, side, False, False, "unfinished", 0, 0.0, mode=self.options.mode)
         ctrl = self.rig.controller
-        ctrl.start_game(variant, {}, side, self.options.level)
+        mode = self.options.mode
+        if mode == "selfplay":
+            ctrl.set_attract(True)      # nobody there: the kiosk starts playing itself (kiosk/exhibit.py)
+        else:
+            ctrl.start_game(variant, {}, side, self.options.level, mode=mode)
+        trusted = "thinking" if mode == "selfplay" else "visitor_turn"
         last_state, last_ply, last_ply_t = "", 0, time.monotonic()
         cleared_requested = False
         injected: dict[str, int] = {}
@@ -167,8 +176,8 @@ class Autoplay:
             ctrl = self.rig.controller
             view = ctrl.view()
             if view.state != last_state:
-                if view.state == "visitor_turn" and view.board is not None \
-                        and self.rig.world.square_pieces() != view.board.pieces():
+                if view.state == trusted and view.board is not None \
+                        and self.rig.world.square_pieces() != {**view.board.pieces(), **view.exhibit.leftovers}:
                     result.desync = True
                     result.notes.append(f"desync at ply {view.ply}")
                 self._on_state(last_state, view.state, view)
@@ -190,8 +199,9 @@ class Autoplay:
                 cleared_requested = True
             elif view.state == "idle" and cleared_requested:
                 result.completed = True
+                ctrl.set_attract(False)
                 break
-            elif view.ply >= self.options.max_plies and view.state == "visitor_turn":
+            elif view.ply >= self.options.max_plies and view.state in ("visitor_turn", "thinking"):
                 ctrl.end_game()
                 result.notes.append(f"stopped at {view.ply} plies")
             else:

@@ -155,6 +155,16 @@ class GantryPort(Protocol):
         """Staff only: run `call(mover)` where the transfers run, answered by 'ran' or 'error'."""
         raise RuntimeError("this gantry cannot calibrate")
 
+    # -- optional: the exhibit's stop (kiosk/exhibit.py; defaults: the job just runs on) --
+    def hold(self) -> None:
+        """Stop at once without dropping a piece; no further transfer of the job starts."""
+
+    def release(self) -> None:
+        """After `hold()`: the held carry goes on to its destination."""
+
+    def set_feed(self, feed_mm_min: float | None) -> None:
+        """The drag speed of the carries that follow (None: the configured one)."""
+
 
 class EnginePort(Protocol):
     def request(self, request_id: int, variant: str, options: dict[str, str],

@@ -20,10 +20,11 @@ for the port, which may have changed), clears the alarm and homes.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from calibration.config import Config
+from calibration.config import Config, GantryConfig
 from robot.gantry import Gantry, RobotError
 from robot.grbl import GrblDriver, GrblError
 from robot.layout import Location, TableLayout
@@ -44,6 +45,7 @@ class GantryMover:
         self.port_provider = port_provider or (lambda: config.gantry.port)
         self.state_dir = Path(state_dir) if state_dir else None
         self.gantry: Gantry | None = None
+        self.feed_mm_min: float | None = None     # the exhibit's demo speed (set_feed)
         self._board(board_name or config.board)
 
     def _board(self, board_name: str) -> None:
@@ -62,7 +64,7 @@ class GantryMover:
             elif not self.ledger_path.exists():
                 log.info("%s: no ledger yet: every piece is assumed in storage", self.ledger_path)
         if self.gantry is not None:
-            self.gantry = Gantry(self.gantry.driver, self.layout, self.ledger, self.config.gantry,
+            self.gantry = Gantry(self.gantry.driver, self.layout, self.ledger, self._gantry_config(),
                                  self.ledger_path)
 
     @property
@@ -117,6 +119,29 @@ class GantryMover:
         x, y = self._gantry().driver.position()
         return (float(x), float(y))
 
+    # -- the exhibit's pause (kiosk/exhibit.py): called from the controller's thread mid-carry --
+    def pause(self) -> None:
+        """Feed hold with the magnet as it is: a piece being carried stays on the magnet."""
+        g = self.gantry
+        if g is not None and g.driver.connected:
+            g.driver.pause_stream()
+
+    def resume(self) -> None:
+        g = self.gantry
+        if g is not None and g.driver.connected:
+            g.driver.resume_stream()
+
+    def set_feed(self, feed_mm_min: float | None) -> None:
+        """The drag speed of the next carries (None: the configured one)."""
+        self.feed_mm_min = feed_mm_min
+        if self.gantry is not None:
+            self.gantry.cfg = self._gantry_config()
+
+    def _gantry_config(self) -> GantryConfig:
+        g = self.config.gantry
+        feed = getattr(self, "feed_mm_min", None)
+        return g if feed is None else replace(g, drag_feed_mm_min=float(feed))
+
     def make_safe(self) -> None:
         if self.gantry is None:
             return
@@ -158,7 +183,7 @@ class GantryMover:
             except GrblError:
                 drv.close()
                 raise
-            self.gantry = Gantry(drv, self.layout, self.ledger, g, self.ledger_path)
+            self.gantry = Gantry(drv, self.layout, self.ledger, self._gantry_config(), self.ledger_path)
         return self.gantry
 
     def _drop(self) -> None:

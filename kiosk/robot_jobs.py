@@ -110,6 +110,11 @@ class RobotJobs:
         if self.goal.phase == Phase.READ:
             self.goal.not_before = self.clock()
 
+    @property
+    def steps_done(self) -> int:
+        """Transfers of the current job the gantry has reported carried."""
+        return self._job_done
+
     def drop_goal(self) -> None:
         self.goal, self.after_goal = None, None
 

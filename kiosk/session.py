@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kiosk.session")
 
+#: who plays: a visitor against the robot, the robot against itself (attract), two visitors (referee)
+GAME_MODES = ("visitor", "selfplay", "referee")
+
 
 @dataclass
 class GameSession:
@@ -41,10 +44,21 @@ class GameSession:
     last_captures: tuple[int, ...] = ()
     announcements: tuple[str, ...] = ()
     outcome: Outcome | None = None
+    mode: str = "visitor"       # kiosk/exhibit.py: "visitor" (against the robot), "selfplay", "referee"
 
     @classmethod
-    def new(cls, variant: str, options: dict[str, str], visitor_side: Side, level: str) -> "GameSession":
-        return cls(variant, dict(options), Side(visitor_side), level, Board(variant, options=dict(options)))
+    def new(cls, variant: str, options: dict[str, str], visitor_side: Side, level: str,
+            mode: str = "visitor") -> "GameSession":
+        if mode not in GAME_MODES:
+            raise ValueError(f"game mode must be one of {', '.join(GAME_MODES)}, not {mode!r}")
+        return cls(variant, dict(options), Side(visitor_side), level, Board(variant, options=dict(options)),
+                   mode=mode)
+
+    def visitor_to_move(self) -> bool:
+        """Is a person to move now? Always in referee mode, never in self-play."""
+        if self.mode != "visitor":
+            return self.mode == "referee"
+        return self.board.turn == self.visitor_side
 
     @property
     def robot_side(self) -> Side:
@@ -94,7 +108,7 @@ class GameSession:
 
     def game_started_record(self) -> dict:
         return {"variant": self.variant, "options": dict(self.options),
-                "visitor_side": self.visitor_side.value, "level": self.level}
+                "visitor_side": self.visitor_side.value, "level": self.level, "mode": self.mode}
 
 
 @dataclass
@@ -117,8 +131,10 @@ def replay(journal: Journal) -> ResumePoint:
             return ResumePoint(None, State.SETUP, staff_setup=staff.get("variant"))
         return ResumePoint(None, State.IDLE)
     rec = records[start]
+    mode = rec.get("mode") or "visitor"
     session = GameSession.new(rec.get("variant"), dict(rec.get("options") or {}),
-                              Side(rec.get("visitor_side")), rec.get("level"))
+                              Side(rec.get("visitor_side")), rec.get("level"),
+                              mode=mode if mode in GAME_MODES else "visitor")
     pending_robot: Record | None = None
     setup_done = finished = clearing = paused = False
     for r in records[start:]:
@@ -130,6 +146,14 @@ def replay(journal: Journal) -> ResumePoint:
         elif r.kind == "robot_move":
             session.play(session.board.parse_move(r.get("move").split("x")[0]))
             pending_robot = r
+        elif r.kind == "referee_park":          # kiosk/exhibit.py: the referee parks captures
+            pending_robot = r
+        elif r.kind == "take_over":             # kiosk/exhibit.py: a visitor took a self-play game over
+            while len(session.board.move_stack) > int(r.get("plies") or 0):
+                session.board.pop()
+            session.mode, session.visitor_side = "visitor", Side(r.get("visitor_side"))
+            session.leftovers = {int(sq): Piece(p) for sq, p in (r.get("left") or {}).items()}
+            pending_robot = None
         elif r.kind == "robot_move_done":
             pending_robot = None
             session.leftovers = {}
@@ -147,6 +171,10 @@ def replay(journal: Journal) -> ResumePoint:
             paused = False
     if clearing:
         return ResumePoint(session, State.CLEARING)
+    if session.mode == "selfplay" and not finished:
+        # nobody's game: after a restart the board goes back to its start position
+        session.outcome = Outcome(None, EndReason.ENDED.value)
+        return ResumePoint(session, State.GAME_OVER)
     if finished:
         return ResumePoint(session, State.GAME_OVER)
     if not setup_done:
@@ -167,14 +195,17 @@ def result_of(session: GameSession) -> str:
     if outcome.winner is None:
         return "abandoned" if outcome.reason in (EndReason.ENDED.value, EndReason.ABANDONED.value,
                                                  "idle timeout") else "draw"
+    if session.mode == "referee":
+        return "visitor"                # two visitors: one of them won (the log's winner says which)
     return "visitor" if outcome.winner == session.visitor_side else "robot"
 
 
 def write_gamelog(journal: Journal, session: GameSession, language: str,
-                  hints: Sequence[dict[str, Any]] = ()) -> GameRecord | None:
-    """The museum's record of the finished game (kiosk/gamelog.py), next to the journal; returns it."""
+                  hints: Sequence[dict[str, Any]] = (), move_times_s: Sequence[float] = ()) -> GameRecord | None:
+    """The museum's record of the finished game (kiosk/gamelog.py), next to the journal; returns it.
+    A self-play game is nobody's game: it is not logged (None)."""
     outcome = session.outcome
-    if outcome is None:
+    if outcome is None or session.mode == "selfplay":
         return None
     try:
         from kiosk.gamelog import append_game, record_from_board
@@ -183,7 +214,9 @@ def write_gamelog(journal: Journal, session: GameSession, language: str,
         started_at = datetime.fromtimestamp(started.t if started else time.time(), timezone.utc)
         record = record_from_board(session.board, visitor_side=session.visitor_side, level=session.level,
                                    result=result_of(session), reason=outcome.reason, started_at=started_at,
-                                   winner=outcome.winner, language=language, hints=hints)
+                                   winner=outcome.winner, language=language, hints=hints,
+                                   move_times_s=move_times_s,
+                                   extra={"mode": session.mode} if session.mode != "visitor" else None)
         append_game(journal.state_dir, record)
     except Exception:   # the statistics must never stop a game
         log.exception("could not write the game log")

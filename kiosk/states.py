@@ -25,6 +25,7 @@ class State(str, Enum):
     GAME_OVER = "game_over"            # the result shows; the robot resets the board meanwhile
     CLEARING = "clearing"              # everything back to storage (staff)
     PAUSED_ERROR = "paused_error"      # the gantry or the camera failed; waiting to recover
+    HANDOVER = "handover"              # self-play stopped for a visitor: take over or start fresh (kiosk/exhibit.py)
 
     def __str__(self) -> str:
         return self.value
@@ -71,8 +72,15 @@ TRANSITIONS: dict[State, set[State]] = {
     S.GAME_OVER: {S.CLEARING, S.SETUP, S.IDLE, S.PLACE_PIECE},
     S.CLEARING: {S.IDLE, S.PLACE_PIECE},
     # back to wherever the failed step was, once the gantry is homed again
-    S.PAUSED_ERROR: {S.SETUP, S.VERIFY, S.CLEARING, S.PLACE_PIECE, S.VISITOR_TURN, S.IDLE},
+    S.PAUSED_ERROR: {S.SETUP, S.VERIFY, S.CLEARING, S.PLACE_PIECE, S.VISITOR_TURN, S.IDLE, S.HANDOVER},
+    # self-play stopped by a visitor (kiosk/exhibit.py); the robot may finish its carry first
+    S.HANDOVER: {S.VISITOR_TURN, S.ROBOT_MOVING, S.PLACE_PIECE},
 }
+# exhibit modes (kiosk/exhibit.py): self-play hands over; the referee parks captures between turns
+for _state in (S.THINKING, S.ROBOT_MOVING, S.VERIFY, S.PLACE_PIECE):
+    TRANSITIONS[_state].add(S.HANDOVER)
+TRANSITIONS[S.VISITOR_TURN].add(S.ROBOT_MOVING)     # the referee parks a capture
+TRANSITIONS[S.VERIFY].add(S.THINKING)               # self-play: the robot's next move follows its last
 for _state in TRANSITIONS:
     if _state != S.BOOT:
         TRANSITIONS[_state] |= _ALWAYS - {_state}

@@ -43,7 +43,7 @@ class Turns:
         assert s is not None
         if s.board.is_game_over():
             c.finish(s.board.outcome())
-        elif s.board.turn == s.visitor_side:
+        elif s.visitor_to_move():          # the game's mode says who plays (kiosk/exhibit.py)
             c.set_state(State.VISITOR_TURN)
             self.ponder()
         else:
@@ -144,8 +144,8 @@ class Turns:
         for sq in result.left_on_board:
             s.leftovers[sq] = s.captured_piece(sq)
         self.next_turn()
-        if s.leftovers and c.state == State.THINKING:
-            # the robot will park them; the screen says so
+        if s.leftovers and c.state in (State.THINKING, State.VISITOR_TURN):
+            # the robot will park them (the referee between two turns); the screen says so
             c.message = "capture.left_on_board"
             c.message_args = {"squares": ", ".join(square_name(sq, s.board.size) for sq in s.leftovers)}
 
@@ -163,10 +163,16 @@ class Turns:
         self.thinking_since = c.clock()
         c.engine.request(self._request, s.variant, s.options, s.moves_otn(), s.level)
 
+    def forget_request(self) -> None:
+        """A search was cancelled (self-play stopped): a late answer to it is ignored."""
+        self._request += 1
+
     def ponder(self) -> None:
         """Let the engine think on the visitor's time (an engine port without pondering waits)."""
         s = self.c.session
         assert s is not None
+        if s.mode != "visitor":
+            return                          # no robot move follows a visitor's move in these modes
         self.c.engine.ponder(s.variant, s.options, s.moves_otn(), s.level)
 
     def poll_engine(self) -> None:

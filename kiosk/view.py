@@ -14,6 +14,7 @@ from engine import Board, Move, Outcome, Piece, Side
 
 from kiosk.teaching import TeachingView
 from kiosk.activity import IDLE_ACTIVITY, RobotActivity
+from kiosk.exhibit import ExhibitView
 from kiosk.states import Purpose, State
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ class ControllerView:
     #: pieces that are neither on the board nor in storage: captured pieces in the tray, lost ones
     missing: dict[str, int] = field(default_factory=dict)
     teaching: TeachingView = TeachingView()    # kiosk/teaching.py: the robot's reasons, the hint
+    exhibit: ExhibitView = ExhibitView()       # kiosk/exhibit.py: self-play, the hand-over, the referee
 
 
 def idle_view() -> ControllerView:
@@ -91,4 +93,5 @@ def build_view(c: "GameController") -> ControllerView:
         attendance=c.attendance.code(c.state, c.clock(), c.watch.last_sign_of_life),
         staff_notice=c.notice,
         missing=c.jobs.missing(c.watch.still.latest(), c.current_variant()),
-        teaching=c.teacher.view(c.engine, board))
+        teaching=c.teacher.view(c.engine, board),
+        exhibit=c.exhibit.view())

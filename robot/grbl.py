@@ -77,6 +77,8 @@ BANNER_RE = re.compile(r"^Grbl (\d+\.\d+[a-z]?) \['\$' for help\]$")
 SETTING_RE = re.compile(r"^\$(N?\d+)=(.*)$")
 #: GRBL's interface notes advise status requests at no more than 5 Hz
 STATUS_POLL_S = 0.2
+#: after our own resume(), a status report taken before it may still say Hold: not a fault
+PAUSE_GRACE_S = 0.6
 #: after ALARM:N the firmware is silent for 500 ms and discards a reset sent meanwhile
 ALARM_SILENCE_S = 0.6
 #: alarms that lock GRBL until a reset ("[MSG:Reset to continue]"); the others reset by themselves
@@ -184,6 +186,8 @@ class GrblDriver:
         self.position_known = False                  # True once homed, unlocked or found live
         self.interruptions = 0                       # banners and alarms seen so far
         self._out_of_step = False                    # a line timed out: its answer is unaccounted
+        self._paused = False                         # our own feed hold (pause_stream()): the stream waits
+        self._resumed_at = 0.0
         self._stray_answers = 0                      # answers owed to lines an alarm already failed
         self.wco: tuple[float, ...] | None = None    # last work coordinate offset reported
         self.messages: list[str] = []                # recent push messages, newest last
@@ -612,7 +616,10 @@ class GrblDriver:
                 seq, heard_at = self._status_seq, now
                 st = self._last_status
                 assert st is not None
-                if st.state in ("Hold", "Door", "Sleep"):
+                if st.state == "Hold" and (self._paused or now - self._resumed_at < PAUSE_GRACE_S):
+                    deadline = max(deadline, now + timeout)     # paused by us (pause_stream): the line's clock stops
+                    idle_since = None
+                elif st.state in ("Hold", "Door", "Sleep"):
                     raise GrblHold(f"feed hold ({st.raw.split('|')[0][1:]}) while running "
                                    f"{pending.line!r}: the stream is stopped")
                 if st.state == "Idle" and st.planner_free in (None, 15):
@@ -652,6 +659,7 @@ class GrblDriver:
                 raise GrblReset(f"controller reset during the stream, before {line!r}"
                                 if line else "controller reset during the stream")
             if line is not None:
+                self._wait_while_paused()
                 self.send(line, timeout, watch=watch)
 
     # ------------------------------------------------------------------ queries
@@ -801,6 +809,35 @@ class GrblDriver:
         raise GrblTimeout(f"no GRBL banner from {self.port!r} within {timeout:g} s of a "
                           "soft reset: is a GRBL 1.1 controller on this port?")
 
+    def pause_stream(self) -> None:
+        """A feed hold of our own (`!`): the carriage decelerates to a stop with the magnet as it
+        is, so a piece on it stays on it; the running stream waits instead of failing (a hold
+        from the controller's button still fails it). `resume_stream()` goes on from there."""
+        self._paused = True
+        self.realtime(RT_FEED_HOLD)
+
+    def resume_stream(self) -> None:
+        """Cycle start (`~`) after `pause_stream()`: the motion goes on where it stopped."""
+        if not self._paused:
+            return
+        self._resumed_at = time.monotonic()
+        self._paused = False
+        self.realtime(RT_CYCLE_START)
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
+
+    def _wait_while_paused(self) -> None:
+        """While paused, the stream's next line waits (a hold between two lines, e.g. in a dwell
+        with the planner empty, would otherwise let the next move start)."""
+        while self._paused:
+            self._check_alive()
+            if self.critical:
+                return
+            self._poll_status()
+            time.sleep(STATUS_POLL_S / 4)
+
     def halt(self, timeout: float = 5.0) -> Status | None:
         """Feed hold (`!`) and wait until GRBL reports the hold complete (`Hold:0`) or Idle,
         so a reset afterwards keeps the position. Returns the last report (None when the
@@ -886,6 +923,7 @@ class GrblDriver:
         controller is known safe).
         """
         problems: list[str] = []
+        self._paused = False
         if self._serial is None or self._dead is not None:
             return [f"port {self.port!r} is gone: the magnet cannot be switched off from here "
                     "(a controller without USB power is off)"]

@@ -22,6 +22,7 @@ from kiosk.ui.attract import AttractScreen
 from kiosk.ui.context import ROBOT_STATES, UiContext
 from kiosk.ui.focus import Focus
 from kiosk.ui.game import GameScreen
+from kiosk.ui.handover import HandoverScreen
 from kiosk.ui.layout import Layout
 from kiosk.ui.rewards_screen import RewardsScreen
 from kiosk.ui.rules import RulesScreen
@@ -55,7 +56,8 @@ class KioskApp:
         self.focus = Focus()
         self.ctx.focus = self.focus
         self.screens = {screen.name: screen for screen in (AttractScreen(), StartScreen(), GameScreen(), RulesScreen(),
-                                                           RewardsScreen(), PinScreen(), StaffScreen())}
+                                                           RewardsScreen(), PinScreen(), StaffScreen(),
+                                                           HandoverScreen())}
         self.current = self.screens["attract"]
         self.last_activity = self.ctx.now
         self.last_frame = self.ctx.now
@@ -95,6 +97,7 @@ class KioskApp:
         ctx.controller.poll()
         ctx.view = ctx.controller.view()
         self.route_by_state()
+        ctx.controller.set_attract(self.current.name == "attract")    # idle there: the robot may play itself
         self.track_activity()
         self.check_qr_restore()
         if events is None:
@@ -128,6 +131,13 @@ class KioskApp:
     def route_by_state(self) -> None:
         """A game running (started here, or resumed after a power cut) always has its game screen."""
         view = self.ctx.view
+        if view is not None and view.exhibit.mode == "selfplay":
+            # the robot plays itself in attract mode; a visitor who stops it chooses on the hand-over screen
+            if view.state == "handover" and self.current.name not in ("handover", "pin", "staff"):
+                self.navigate("handover")
+            elif view.state != "handover" and self.current.name in ("game", "handover") and view.outcome is None:
+                self.navigate("attract")
+            return
         if view is not None and view.state == "paused":
             if self.current.name == "game":
                 self.navigate("attract")      # nobody there: attract, the game kept for their return

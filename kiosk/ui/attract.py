@@ -1,5 +1,8 @@
 """Attract mode: a game replayed on screen and "touch to play"; any touch starts.
 
+While the robot plays itself on the real board (self-play, kiosk/exhibit.py)
+the screen shows that game, live, and narrates each move with its reasons; a
+touch stops it and the hand-over screen follows (kiosk/ui/handover.py).
 A "How to play" button opens the rules (any other touch starts). It replays the last game played at the kiosk, or else a real Copenhagen
 game (a record from aagenielsen.dk in which the king escapes to a corner),
 one move every second with the piece sliding. Staff get in by touching the
@@ -63,6 +66,32 @@ class Replay:
         self.last_move = move
         self.index += 1
         self.moved_at = now
+
+
+def selfplay_view(ctx: UiContext) -> Any:
+    """The controller's view while the robot plays itself on the board, else None."""
+    view = ctx.view
+    if view is None or view.board is None or view.exhibit.mode != "selfplay" or view.outcome is not None:
+        return None
+    return view
+
+
+def narration(ctx: UiContext, view: Any) -> str:
+    """What the screen says about the robot's last self-play move: who played what, and why
+    (the teaching reasons, kiosk/teaching.py, in the narrator's voice)."""
+    from kiosk.teaching import reasons_text
+
+    text = ctx.t("exhibit.selfplay_text")
+    board = view.board
+    if view.last_move is None or not board.move_stack:
+        return text
+    mover = "defenders" if str(getattr(board.turn, "value", board.turn)) == "attackers" else "attackers"
+    said = ctx.t("exhibit.move", side=ctx.t(f"variants.{view.variant}.{mover}", f"sides.{mover}.name"),
+                 move=view.last_move.otn(board.size))
+    teaching = view.teaching
+    if teaching.robot_reasons and teaching.robot_ply == view.ply:
+        said += " " + reasons_text(ctx.texts, "narrate", teaching.robot_reasons, board.size)
+    return said + "\n" + text
 
 
 def make_replay(ctx: UiContext) -> Replay | None:
@@ -133,20 +162,26 @@ class AttractScreen(BaseScreen):
         board_side = min(lay.height - 2 * m, int((flag.left - lay.gap - 2 * m) * 0.6))
         board_rect = pygame.Rect(flag.left - lay.gap - board_side, (lay.height - board_side) // 2, board_side, board_side)
         self.board_rect = board_rect
-        self.draw_replay(surface, ctx, board_rect)
+        live = selfplay_view(ctx)
+        if live is not None:
+            self.draw_live(surface, ctx, board_rect, live)
+        else:
+            self.draw_replay(surface, ctx, board_rect)
         left = pygame.Rect(m * 2, m, board_rect.left - m * 4, lay.height - 2 * m)
         title = ctx.t("attract.title")
         fnt = fit_font(title, left.width, int(lay.font_title * 1.25))
         y = left.top + lay.target // 2
         surface.blit(fnt.render(title, True, palette.ORANGE), (left.left, y))
         y += fnt.get_linesize()
-        y = draw_paragraph(surface, ctx.t("attract.subtitle"), pygame.Rect(left.left, y, left.width, lay.font_heading * 3),
+        subtitle = ctx.t("exhibit.selfplay_title") if live is not None else ctx.t("attract.subtitle")
+        y = draw_paragraph(surface, subtitle, pygame.Rect(left.left, y, left.width, lay.font_heading * 3),
                            lay.font_heading, palette.TEXT, min_size=lay.font_body) + lay.gap * 2
         play = pygame.Rect(left.left, left.bottom - int(lay.target * 1.4), left.width, int(lay.target * 1.4))
         rules = pygame.Rect(left.left, play.top - lay.gap * 3 - lay.target, left.width, lay.target)
         blurb = pygame.Rect(left.left, y, left.width, rules.top - y - lay.gap)
         if blurb.height >= lay.font_small * 3:      # the 7" panel has no room for it beside the buttons
-            draw_paragraph(surface, ctx.t("attract.blurb"), blurb, lay.font_body, palette.TEXT_DIM,
+            text = narration(ctx, live) if live is not None else ctx.t("attract.blurb")
+            draw_paragraph(surface, text, blurb, lay.font_body, palette.TEXT if live is not None else palette.TEXT_DIM,
                            min_size=lay.font_small)
         draw_button(surface, rules, ctx.t("teach.how_to_play"), lay.font_button, palette.SECONDARY, icon=icon_book)
         self.buttons.add("rules", rules, lambda: ctx.navigate("rules", variant=DEMO_VARIANT, back="attract"))
@@ -156,6 +191,19 @@ class AttractScreen(BaseScreen):
         draw_button(surface, play, ctx.t("attract.touch"), lay.font_title, palette.PRIMARY, icon=icon_play)
         self.buttons.add("play", play, lambda: ctx.navigate("start"))
         ctx.draw_flag_button(surface, self.buttons)
+
+    def draw_live(self, surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect, view: Any) -> None:
+        """The robot's self-play on the real board, as the camera confirmed it (kiosk/exhibit.py)."""
+        spec = ctx.board_spec_for(view.variant)
+        geom = BoardGeometry(rect, view.board.size, coordinates=False)
+        draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb)
+        move = view.last_move
+        if move is not None:
+            outline_square(surface, geom, move.from_sq, palette.LAST_MOVE, 0.06, fill_alpha=50)
+            outline_square(surface, geom, move.to_sq, palette.LAST_MOVE, 0.08, fill_alpha=80)
+        draw_pieces(surface, geom, view.board.pieces(), ctx.piece_scheme(), ctx.shaded())
+        for sq in view.last_captures:
+            draw_capture_mark(surface, geom, sq)
 
     def draw_replay(self, surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect) -> None:
         replay = self.replay

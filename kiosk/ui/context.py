@@ -30,6 +30,7 @@ class GameRequest:
     options: dict[str, str]
     visitor_side: Any                # engine Side
     level: str
+    mode: str = "visitor"            # "referee": two visitors, the robot as referee (kiosk/exhibit.py)
 
 
 @dataclass

@@ -60,9 +60,27 @@ def result_title(ctx: UiContext, view: Any) -> tuple[str, tuple[int, int, int]]:
         return ctx.t("museum.no_winner"), palette.SKY_BLUE     # End game: no winner, which is not a draw
     if winner is None:
         return ctx.t("result.draw"), palette.SKY_BLUE
+    if view.exhibit.mode == "referee":               # two visitors: say which side won
+        return ctx.t("referee.won", side=ctx.t(f"variants.{view.variant}.{winner}", f"sides.{winner}.name")), \
+            palette.ORANGE
     if winner == side_value(view.visitor_side):
         return ctx.t("result.you_won"), palette.ORANGE
     return ctx.t("result.robot_won"), palette.SKY_BLUE
+
+def side_label(ctx: UiContext, variant: str | None, side: str) -> str:
+    """A side's name in this variant (Muscovites, Swedes...), else the general one."""
+    return ctx.t(f"variants.{variant}.{side}", f"sides.{side}.name")
+
+
+def referee_clocks(ctx: UiContext, view: Any) -> str:
+    """Both sides' time so far, one line each (the referee keeps the clock, kiosk/exhibit.py)."""
+    lines = []
+    for side in ("attackers", "defenders"):
+        seconds = int(view.exhibit.clocks.get(side, 0.0))
+        name = side_label(ctx, view.variant, side)
+        lines.append(ctx.t("referee.clock", side=name, time=f"{seconds // 60}:{seconds % 60:02d}"))
+    return "\n".join(lines)
+
 
 def card_values(match: Any) -> dict[str, str | None]:
     """The York match card shown at each edge: the last game's cards, else the visitor's own face-up ones."""
@@ -160,7 +178,8 @@ class GameScreen(BaseScreen):
         if view.board is not None:
             ctx.finished_moves = list(view.board.move_stack)
             ctx.finished_variant = view.variant
-        if side_value(view.outcome.winner) is not None and side_value(view.outcome.winner) == side_value(view.visitor_side):
+        if view.exhibit.mode == "visitor" and side_value(view.outcome.winner) is not None \
+                and side_value(view.outcome.winner) == side_value(view.visitor_side):    # no rewards for two players
             level = view.level or (ctx.request.level if ctx.request else "easy")
             try:
                 self.new_unlock = ctx.rewards.record_win(level)
@@ -172,7 +191,7 @@ class GameScreen(BaseScreen):
         view = ctx.view
         return (ctx.world is not None and view is not None and view.state == "visitor_turn"
                 and view.board is not None and self.pending_since is None and self.confirm is None
-                and side_value(view.board.turn) == side_value(view.visitor_side))
+                and (view.exhibit.mode == "referee" or side_value(view.board.turn) == side_value(view.visitor_side)))
 
     def targets_of(self, ctx: UiContext, sq: int) -> list[int]:
         return [m.to_sq for m in ctx.view.board.legal_moves if m.from_sq == sq]
@@ -182,6 +201,8 @@ class GameScreen(BaseScreen):
         if piece is None:
             return False
         side = "attackers" if piece_code(piece) == "t" else "defenders"
+        if ctx.view.exhibit.mode == "referee":          # two players: the side to move touches its own
+            return side == side_value(ctx.view.board.turn)
         return side == side_value(ctx.view.visitor_side)
 
     def touch_square(self, ctx: UiContext, sq: int) -> None:
@@ -345,7 +366,11 @@ class GameScreen(BaseScreen):
         name = ctx.t(f"variants.{variant}.name") if variant else ""
         fnt = fit_font(name, title_w, lay.font_heading)
         surface.blit(fnt.render(name, True, palette.TEXT), (panel.left, panel.top))
-        if level:
+        if view is not None and view.exhibit.mode == "referee":
+            title = ctx.t("referee.title")
+            small = fit_font(title, title_w, lay.font_small)
+            surface.blit(small.render(title, True, palette.TEXT_DIM), (panel.left, panel.top + fnt.get_linesize()))
+        elif level:
             draw_text(surface, ctx.t("game.level_line", level=ctx.t(f"levels.{level}.name")),
                       (panel.left, panel.top + fnt.get_linesize()), lay.font_small, palette.TEXT_DIM)
         return max(panel.top + lay.target, lay.flag_rect.bottom) + lay.gap
@@ -359,8 +384,9 @@ class GameScreen(BaseScreen):
         if view is None:
             return
         # Turn card: both avatars, the one to move framed; the status in words below them.
-        visitor_to_move = (view.board is not None and side_value(view.board.turn) == side_value(view.visitor_side)
-                           and view.state in ("visitor_turn", "fix_board"))
+        referee = view.exhibit.mode == "referee"
+        visitor_to_move = (view.board is not None and view.state in ("visitor_turn", "fix_board")
+                           and (referee or side_value(view.board.turn) == side_value(view.visitor_side)))
         robot_busy = view.state in ("thinking", "robot_moving", "verify", "setup", "clearing")
         av = int(lay.target * 0.6) if lay.compact else min(lay.target, panel.width // 4)
         status_h = lay.font_body * (1 if lay.compact else 2) + g
@@ -369,12 +395,24 @@ class GameScreen(BaseScreen):
         draw_panel(surface, card, palette.PANEL)
         you = pygame.Rect(card.left + g * 2, card.top + g, av, av)
         bot = pygame.Rect(card.right - g * 2 - av, card.top + g, av, av)
-        draw_visitor(surface, you, crown=ctx.rewards.unlocks.crown, active=visitor_to_move)
-        draw_robot(surface, bot, phase=ctx.now * 2 if robot_busy else 0.0, active=robot_busy)
-        draw_text(surface, ctx.t("game.you"), (you.centerx, you.bottom), lay.font_small, anchor="midtop")
-        draw_text(surface, ctx.t("game.robot"), (bot.centerx, bot.bottom), lay.font_small, anchor="midtop")
+        if referee and view.board is not None:      # two visitors: one avatar per side, the one to move framed
+            turn = side_value(view.board.turn)
+            for rect, side in ((you, "attackers"), (bot, "defenders")):
+                draw_visitor(surface, rect, crown=False, active=visitor_to_move and turn == side)
+                draw_text(surface, side_label(ctx, view.variant, side), (rect.centerx, rect.bottom), lay.font_small,
+                          anchor="midtop")
+        else:
+            draw_visitor(surface, you, crown=ctx.rewards.unlocks.crown, active=visitor_to_move)
+            draw_robot(surface, bot, phase=ctx.now * 2 if robot_busy else 0.0, active=robot_busy)
+            draw_text(surface, ctx.t("game.you"), (you.centerx, you.bottom), lay.font_small, anchor="midtop")
+            draw_text(surface, ctx.t("game.robot"), (bot.centerx, bot.bottom), lay.font_small, anchor="midtop")
         you_side = side_value(view.visitor_side)
-        if you_side and view.variant:
+        if referee and view.variant:
+            # two visitors: each side's clock, the one to move running
+            mid = pygame.Rect(you.right + g, you.top, bot.left - you.right - 2 * g, av)
+            draw_paragraph(surface, referee_clocks(ctx, view), mid, lay.font_small, palette.TEXT, align="left",
+                           valign="center", min_size=10)
+        elif you_side and view.variant:
             # Which side is the visitor's, and which pieces: said in words beside "You".
             side_name = ctx.t(f"variants.{view.variant}.{you_side}", f"sides.{you_side}.name")
             mid = pygame.Rect(you.right + g, you.top, bot.left - you.right - 2 * g, av)
@@ -388,6 +426,9 @@ class GameScreen(BaseScreen):
             status = ctx.t("game.over")
         elif self.pending_since is not None or getattr(view, "checking_move", None) is not None:
             status = ctx.t("game.checking_move")
+        elif visitor_to_move and referee:
+            turn = side_value(view.board.turn)
+            status = ctx.t("referee.to_move", side=ctx.t(f"variants.{view.variant}.{turn}", f"sides.{turn}.name"))
         elif visitor_to_move:
             status = ctx.t("game.your_turn_touch" if ctx.world is not None else "game.your_turn")
         elif robot_busy:
@@ -432,7 +473,9 @@ class GameScreen(BaseScreen):
                     count = int((view.captured or {}).get(side, 0))
                     draw_piece(surface, (x + row_h // 2, y + row_h // 2), row_h * 1.1, taken_icon[side], scheme,
                                ctx.shaded())
-                    draw_text(surface, ctx.t(f"game.captured_short_{who}", count=count), (x + row_h + g, y + row_h // 2),
+                    short = ctx.t("referee.captured_short", side=side_label(ctx, view.variant, side), count=count) \
+                        if referee else ctx.t(f"game.captured_short_{who}", count=count)
+                    draw_text(surface, short, (x + row_h + g, y + row_h // 2),
                               lay.font_small, anchor="midleft")
                 y += row_h
             if lay.compact:
@@ -443,7 +486,8 @@ class GameScreen(BaseScreen):
                 count = int((view.captured or {}).get(side, 0))
                 draw_piece(surface, (panel.left + row_h // 2, y + row_h // 2), row_h * 1.1, taken_icon[side], scheme,
                            ctx.shaded())
-                label = ctx.t(f"game.captured_{who}", count=count)
+                label = ctx.t("referee.captured", side=side_label(ctx, view.variant, side), count=count) \
+                    if referee else ctx.t(f"game.captured_{who}", count=count)
                 draw_paragraph(surface, label, pygame.Rect(panel.left + row_h + g, y, panel.width - row_h - g, row_h),
                                lay.font_small, palette.TEXT, min_size=12, valign="center")
                 y += row_h
@@ -451,8 +495,8 @@ class GameScreen(BaseScreen):
         if view.last_move is not None and view.board is not None and not lay.compact and y + lay.font_body < buttons_top:
             size = view.board.size
             mover = "you" if side_value(view.board.turn) != you_side else "robot"
-            text = ctx.t(f"game.last_move_{mover}", **{"from": square_name(view.last_move.from_sq, size),
-                                                        "to": square_name(view.last_move.to_sq, size)})
+            squares = {"from": square_name(view.last_move.from_sq, size), "to": square_name(view.last_move.to_sq, size)}
+            text = ctx.t("referee.last_move", **squares) if referee else ctx.t(f"game.last_move_{mover}", **squares)
             draw_text(surface, text, (panel.left, y + g), lay.font_small, palette.LAST_MOVE)
             y += lay.font_small + g * 2
         # York card match: the cards in words at a readable size (the cards on the frame are small).
@@ -569,8 +613,9 @@ class GameScreen(BaseScreen):
         if art_h > lay.target // 2:
             art = pygame.Rect(0, 0, art_h, art_h)
             art.midbottom = (text_rect.centerx, text_rect.bottom)
-            if winner is not None and winner == side_value(view.visitor_side):
-                draw_visitor(surface, art, crown=ctx.rewards.unlocks.crown, active=True)
+            if winner is not None and (winner == side_value(view.visitor_side) or view.exhibit.mode == "referee"):
+                draw_visitor(surface, art, crown=ctx.rewards.unlocks.crown and view.exhibit.mode != "referee",
+                             active=True)
             elif winner is not None:
                 draw_robot(surface, art, active=True)
         # Buttons under the box in the panel-free area: continue to reward, play again, done.

@@ -51,6 +51,9 @@ class StillView:
         """A picture has no game record to take home (kiosk/record_signer.py signs real ones)."""
         return None
 
+    def set_attract(self, showing: bool) -> None:
+        """The screen says whether attract shows (kiosk/exhibit.py); a picture has no robot to start."""
+
 
 def idle_view() -> ControllerView:
     """The view of a kiosk with no game on (the attract and start screens)."""
@@ -234,7 +237,33 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
         ("36-rules-playing-here", rules("copenhagen", len(STEPS["copenhagen"]) - 2, 2.0)),
         ("37-rules-levels-hints", rules("tablut", len(STEPS["tablut"]) - 1, 0.0)),
         ("38-start-side-rules", start_page("side", "york")),
+        # the exhibit modes (kiosk/exhibit.py): self-play live in attract, the hand-over, two players
+        ("39-attract-selfplay", lambda app: at(app, "attract", _exhibit_view("thinking", ply=22))),
+        ("40-handover", lambda app: at(app, "handover", _exhibit_view("handover", handover_ready=True))),
+        ("41-start-side-two-players", start_page("side", "copenhagen")),
+        ("42-game-referee", lambda app: at(app, "game", replace(game_view(21), exhibit=_exhibit("referee", clocks={
+            "attackers": 184.0, "defenders": 95.0})))),
     ]
+
+
+def _exhibit(mode: str, **fields: Any) -> Any:
+    from kiosk.exhibit import ExhibitView
+
+    return ExhibitView(mode=mode, **fields)
+
+
+def _exhibit_view(state: str, ply: int = 22, **fields: Any) -> Any:
+    """A self-play view: the demo game after `ply` moves, with the reason for the last one."""
+    from engine.reasons import explain
+    from kiosk.teaching import TeachingView
+
+    view = game_view(ply, state=state, level="easy", ply=ply)
+    before = view.board.copy()
+    before.pop()
+    reasons = explain(before, view.last_move)
+    side = view.board.turn if state == "handover" else None
+    return replace(view, exhibit=_exhibit("selfplay", handover_side=side, **fields),
+                   teaching=TeachingView(robot_reasons=reasons, robot_ply=ply))
 
 
 class _Clock:

@@ -446,6 +446,7 @@ class StaffScreen(BaseScreen):
         y = area.top
         for line in info:
             y = draw_paragraph(surface, line, pygame.Rect(area.left, y, area.width, lay.font_body * 2), lay.font_small) + g
+        y = self.draw_selfplay_switch(surface, ctx, pygame.Rect(area.left, y, area.width, T)) + g
         rect = pygame.Rect(area.left, area.bottom - T, min(area.width, T * 3), T)
         if self.confirm_exit:
             draw_button(surface, rect, ctx.t("staff.exit_confirm"), lay.font_body, palette.DANGER)
@@ -456,6 +457,21 @@ class StaffScreen(BaseScreen):
         else:
             draw_button(surface, rect, ctx.t("staff.exit"), lay.font_body, palette.DANGER)
             self.buttons.add("exit", rect, lambda: setattr(self, "confirm_exit", True))
+
+
+    def draw_selfplay_switch(self, surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect) -> int:
+        """Staff's switch for the robot's self-play in attract mode, and the quiet hours (kiosk/exhibit.py)."""
+        lay = ctx.layout
+        view = ctx.view
+        on = bool(view.exhibit.selfplay_on) if view is not None else bool(ctx.config.exhibit.selfplay)
+        button = pygame.Rect(rect.left, rect.top, min(rect.width, lay.target * 5), lay.target)
+        draw_button(surface, button, ctx.t("staff.selfplay.on" if on else "staff.selfplay.off"), lay.font_small,
+                    palette.PRIMARY if on else palette.PANEL_EDGE, selected=on)
+        self.buttons.add("selfplay", button, lambda: ctx.controller.set_selfplay(not on))
+        hours = ", ".join(ctx.config.exhibit.quiet_hours) or ctx.t("staff.selfplay.no_quiet")
+        return draw_paragraph(surface, ctx.t("staff.selfplay.quiet", hours=hours),
+                              pygame.Rect(rect.left, button.bottom + lay.gap, rect.width, lay.font_body * 2),
+                              lay.font_small, palette.TEXT_DIM)
 
 
 def bgr_surface(frame: Any) -> pygame.Surface:

@@ -100,6 +100,14 @@ class StartScreen(BaseScreen):
         self.match_format = fmt
         self.page = "side"
 
+    def choose_two_players(self, ctx: UiContext) -> None:
+        """Two visitors play each other; the robot referees (no level to choose, no rewards)."""
+        assert self.variant is not None
+        ctx.match = None
+        request = GameRequest(self.variant, {}, Side.ATTACKERS, "easy", mode="referee")
+        ctx.request = self.pending = request
+        self.try_start(ctx)
+
     def choose_side(self, side: str) -> None:
         self.lots = side == "lots"
         self.side = self.rng.choice(("attackers", "defenders")) if self.lots else side
@@ -123,7 +131,9 @@ class StartScreen(BaseScreen):
             return
         request = self.pending
         try:
-            ctx.controller.start_game(request.variant, dict(request.options), request.visitor_side, request.level)
+            extra = {"mode": request.mode} if request.mode != "visitor" else {}
+            ctx.controller.start_game(request.variant, dict(request.options), request.visitor_side, request.level,
+                                      **extra)
         except (RuntimeError, ValueError) as exc:
             self.error = str(exc)
             self.pending = None
@@ -204,7 +214,14 @@ class StartScreen(BaseScreen):
             _, _, first = start_position(variant)
         except Exception:   # noqa: BLE001 - the engine is the source of truth; without it, no "moves first" line
             first = None
-        for rect, side in zip(self.cards(area, 3, lay.gap * 3), ("attackers", "defenders", "lots")):
+        sides = ("attackers", "defenders", "lots") if self.match_format != "single" \
+            else ("attackers", "defenders", "lots", "two")
+        for rect, side in zip(self.cards(area, len(sides), lay.gap * 3), sides):
+            if side == "two":
+                self.draw_card(surface, ctx, rect, ctx.t("start.side.two.name"), ctx.t("start.side.two.text"),
+                               palette.PANEL, lambda s, r: self.draw_two_icon(s, ctx, r))
+                self.buttons.add("side.two", rect, lambda: self.choose_two_players(ctx))
+                continue
             if side == "lots":
                 name, text = ctx.t("start.side.lots.name"), ctx.t("start.side.lots.text")
             else:
@@ -293,6 +310,13 @@ class StartScreen(BaseScreen):
                 pygame.draw.line(surface, (200, 170, 120), start, end, max(6, r // 5))
                 draw_piece(surface, end, s * 0.8, piece, scheme, ctx.shaded())
             draw_text(surface, "?", (cx, cy), int(r * 0.9), palette.YELLOW, anchor="center")
+
+    def draw_two_icon(self, surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect) -> None:
+        """Two players: a dark and a light piece facing each other."""
+        scheme = ctx.piece_scheme()
+        d = min(rect.height, rect.width // 2) * 0.8
+        draw_piece(surface, (rect.centerx - d * 0.55, rect.centery), d, "t", scheme, ctx.shaded())
+        draw_piece(surface, (rect.centerx + d * 0.55, rect.centery), d, "T", scheme, ctx.shaded())
 
     def draw_level_icon(self, surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect, level: str) -> None:
         from kiosk.ui.avatar import draw_robot
