@@ -85,7 +85,8 @@ class SimFrameSource:
     def __init__(self, world: SimWorld, config: Config, *, seed: int = 0, condition: str = "museum",
                  still_period_s: float = 2.0, frame_period_s: float = 0.1, settle_s: float = 0.12,
                  render_hands: bool = True, busy: Callable[[], bool] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self.world, self.config = world, config
         self.seed = seed
         self.condition = condition
@@ -97,6 +98,7 @@ class SimFrameSource:
         self._last_image: np.ndarray | None = None
         self._last_render = -1e9
         self.clock = clock
+        self.sleep = sleep          # a camera's frame interval (a no-op when a simulated clock steps it)
         self._cameras: dict[str, object] = {}
         self._frame_no = 0
         self._last_key: object = None
@@ -131,26 +133,26 @@ class SimFrameSource:
 
         now = self.clock()
         if now < self.dropout_until:
-            time.sleep(0.05)
+            self.sleep(0.05)
             return None
         if self.busy is not None and self.busy() and self._last_image is not None:
             # the gantry is carrying pieces; the controller looks again once it is done
-            time.sleep(self.frame_period_s)
+            self.sleep(self.frame_period_s)
             return Frame(self.clock(), self._last_image, repeat=True)
         snap = self.world.snapshot()
         key = (snap.board_name, tuple(sorted(snap.squares.items())), snap.hand is not None)
         if key == self._last_key and now - self._last_render < self.still_period_s:
-            time.sleep(self.frame_period_s)
+            self.sleep(self.frame_period_s)
             return Frame(self.clock(), self._last_image, repeat=True)
         if key != self._seen_key:
             self._seen_key, self._seen_since = key, now
         if snap.hand is not None and not self.render_hands:
-            time.sleep(self.frame_period_s / 2)
+            self.sleep(self.frame_period_s / 2)
             return None          # (tests) the camera sees nothing useful under a hand anyway
         if now - self._seen_since < self.settle_s:
             # the scene is changing (a piece being dragged, a hand coming in): the
             # controller waits for stillness anyway, so no picture is made of it
-            time.sleep(self.frame_period_s / 2)
+            self.sleep(self.frame_period_s / 2)
             return None
         self._frame_no += 1
         hand_seed = int(snap.hand.until * 1000) if snap.hand is not None else 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
+
 from engine import Side
 
 from kiosk.autoplay import Persona
@@ -39,3 +41,16 @@ def test_visitors_differ_as_real_visitors_do():
     thinks = [p.think_s(rng) for p in people for _ in range(20)]
     assert min(thinks) < 5.0 and max(thinks) > 120.0 and max(thinks) < 300.0   # never past the warning
     assert all(p.level == "hard" for p in (Persona.draw(rng, ("copenhagen",), "hard") for _ in range(5)))
+
+
+def test_a_game_for_a_board_that_is_not_installed_is_refused_clearly(tmp_path):
+    from tests.test_controller_game import Rig
+
+    rig = Rig(tmp_path)                       # the 11x11 board is installed
+    with pytest.raises(ValueError, match=r"tablut is played on the 9x9 board \(board-9\).*installed board is board-11"):
+        rig.ctrl.start_game("tablut", {}, Side.DEFENDERS, "easy")
+    assert rig.ctrl.view().state == "idle"    # nothing started, nothing waits for pieces it cannot see
+    with pytest.raises(ValueError, match="swap the board"):
+        rig.ctrl.setup_board("tablut")
+    rig.ctrl.start_game("copenhagen", {}, Side.DEFENDERS, "easy")     # the installed board's games still start
+    assert rig.ctrl.view().state == "setup"
