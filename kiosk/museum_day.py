@@ -11,9 +11,11 @@ full simulation rig (kiosk/simrig.py) with the fault injection of `--autoplay`.
 Time: thinking minutes cannot pass on the wall clock (30 visitors would take
 a day), so the kiosk, the table, the visitors and the camera all run on
 `SimClock`, which only this loop moves on:
-- while the gantry moves, it follows the GRBL simulator's clock (the
-  simulator runs at its speed factor, so gantry time reads as the reference
-  gantry's kinematics); while the search process thinks, the wall clock;
+- while the gantry moves, it follows the GRBL simulator's motion time
+  (`GrblSimulator.motion_s`: the firmware's planned moves, dwells and homing,
+  the reference gantry's kinematics; the simulator itself runs at its speed
+  factor), and the wall clock in between; while the search process thinks,
+  the wall clock;
 - otherwise nothing in the kiosk runs by itself, so the clock jumps: to the
   next camera frame while the scene has just changed (a hand, a move, the
   gantry stopping), else to the next person's action (at most MAX_SKIP_S at
@@ -66,7 +68,8 @@ WAITING = {"visitor_turn", "fix_board", "place_piece", "paused", "game_over", "i
 MAX_SKIP_S = 5.0
 MAX_PLIES = 300
 #: after a change in the scene the camera looks at its frame rate for this long
-LOOK_S = 3.0
+#: (a move is confirmed in ~0.6 s: settle, a picture, stable_s, a second picture)
+LOOK_S = 1.5
 #: a game that takes longer than this (simulated) is counted as lost
 GAME_LIMIT_S = 6 * 3600.0
 #: and one that takes longer than this on the wall clock too (a hung simulation)
@@ -133,7 +136,8 @@ class MuseumDay(Autoplay):
     """Visitors one after another on one rig; faults as in `--autoplay`."""
 
     def __init__(self, config: Config, state_dir: str, visitors: int, seed: int, level: str | None,
-                 faults: tuple[str, ...], settings: SimSettings, out: Callable[[str], None] = print) -> None:
+                 faults: tuple[str, ...], settings: SimSettings, out: Callable[[str], None] = print,
+                 personas: list[Persona] | None = None) -> None:
         self.clock = SimClock()
         # the camera is stepped by this loop; a still scene is rendered afresh only when asked
         settings = replace(settings, stepped_camera=True, still_period_s=1e9)
@@ -145,6 +149,7 @@ class MuseumDay(Autoplay):
         self.variants, self.level, self.visitors = variants, level, visitors
         self.people = random.Random(seed * 104729 + 3)
         self.totals = Totals()
+        self.personas = list(personas or [])     # (tests) these visitors first, then drawn ones
         self.games: list[Game] = []
         self.state_dir = Path(state_dir)
         self.ended_at: float | None = None          # the last game's end, for the turnaround
@@ -156,6 +161,7 @@ class MuseumDay(Autoplay):
         self._look_until = 0.0
         self.staff_calls = 0
         self._was_busy = False
+        self._motion_seen = 0.0
         self._scene: object = None
 
     # -- the loop -----------------------------------------------------------------
@@ -179,14 +185,23 @@ class MuseumDay(Autoplay):
         if busy != self._was_busy or self._scene_changed():
             self._look()
         self._was_busy = busy
+        moved = rig.sim.motion_s - self._motion_seen
+        self._motion_seen += moved
         if busy or view.state == "thinking" or (self._pending and min(p[0] for p in self._pending) <= self.clock()):
-            # the gantry, the search process or a fault's action runs by the wall clock
-            time.sleep(0.005)
-            self.clock.tick(rig.sim.speed_factor if busy else 1.0)
+            # the gantry, the search process or a fault's action runs on the wall clock; the
+            # gantry's time is the firmware's motion time (the reference machine's kinematics)
+            time.sleep(0.02)
+            if moved > 0:
+                self.clock.skip(moved)
+            else:
+                self.clock.tick(1.0)
         else:
             frame = 1.0 / rig.settings.camera_fps
             until = min(wake_at, self.staff_at or math.inf, *(p[0] for p in self._pending))
-            if self.clock() < self._look_until or rig.world.hand_over_board():
+            ctrl = rig.controller
+            camera_wanted = ctrl.jobs.waiting_for_camera and ctrl.jobs.goal is not None \
+                and ctrl.watch.stable(ctrl.jobs.goal.not_before) is None
+            if self.clock() < self._look_until or camera_wanted or rig.world.hand_over_board():
                 until = min(until, self.clock() + frame)
             self.clock.skip(min(max(until - self.clock(), frame), MAX_SKIP_S))
         rig.camera.step()
@@ -251,7 +266,7 @@ class MuseumDay(Autoplay):
 
     # -- one visitor --------------------------------------------------------------
     def visit(self, number: int) -> Game:
-        persona = Persona.draw(self.people, self.variants, self.level)
+        persona = self.personas.pop(0) if self.personas else Persona.draw(self.people, self.variants, self.level)
         person = MuseumVisitor(self.rig.world, random.Random(self.people.randrange(1 << 30)), persona)
         game = Game(number, persona, person=person)
         self.faults.new_game()
@@ -284,7 +299,7 @@ class MuseumDay(Autoplay):
                     self._tick(until)
                 return game
             if person.left_for_good:
-                game.ended = "walked away"
+                game.ended, game.plies = "walked away", view.ply
                 return game
             if view.ply >= MAX_PLIES and view.state == "visitor_turn":
                 self.rig.controller.end_game()

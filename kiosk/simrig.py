@@ -52,7 +52,8 @@ class SimSettings:
     hand_seconds: float = 0.6
     square_model: str | None = None    # None: vision's built-in square model
     render_hands: bool = True          # False (tests): no picture while a hand is over the board
-    stepped_camera: bool = False       # True (museum day): no camera thread; the caller steps it on its clock
+    stepped_camera: bool = False       # True (museum day): no camera thread, the caller steps it on its
+                                       # clock; the board's look is drawn once (one board all day)
 
 
 class SimRig:
@@ -79,6 +80,7 @@ class SimRig:
                                      still_period_s=self.settings.still_period_s,
                                      render_hands=self.settings.render_hands, clock=clock,
                                      sleep=(lambda _s: None) if self.settings.stepped_camera else time.sleep,
+                                     fixed_look=self.settings.stepped_camera,
                                      busy=lambda: getattr(self, "gantry", None) is not None and self.gantry.busy)
         self.power_cuts = 0
         self.controller: GameController

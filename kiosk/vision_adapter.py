@@ -86,7 +86,7 @@ class SimFrameSource:
                  still_period_s: float = 2.0, frame_period_s: float = 0.1, settle_s: float = 0.12,
                  render_hands: bool = True, busy: Callable[[], bool] | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, fixed_look: bool = False) -> None:
         self.world, self.config = world, config
         self.seed = seed
         self.condition = condition
@@ -100,6 +100,9 @@ class SimFrameSource:
         self.clock = clock
         self.sleep = sleep          # a camera's frame interval (a no-op when a simulated clock steps it)
         self._cameras: dict[str, object] = {}
+        # fixed_look: one physical board per camera, its wood drawn once (vision.renderer board_look)
+        self.fixed_look = fixed_look
+        self._looks: dict[str, dict] = {}
         self._frame_no = 0
         self._last_key: object = None
         self._seen_key: object = None
@@ -159,7 +162,8 @@ class SimFrameSource:
         rendered = render_frame(snap.squares, snap.board_name,
                                 seed=self.seed * 1_000_003 + (hand_seed if snap.hand else self._frame_no),
                                 condition=self.condition, hand=snap.hand is not None, config=self.config,
-                                camera=self._camera(snap.board_name))
+                                camera=self._camera(snap.board_name),
+                                board_look=self._looks.setdefault(snap.board_name, {}) if self.fixed_look else None)
         self.frames_rendered += 1
         self._last_key, self._last_render = key, now
         self._last_image = rendered.image

@@ -54,3 +54,45 @@ def test_a_game_for_a_board_that_is_not_installed_is_refused_clearly(tmp_path):
         rig.ctrl.setup_board("tablut")
     rig.ctrl.start_game("copenhagen", {}, Side.DEFENDERS, "easy")     # the installed board's games still start
     assert rig.ctrl.view().state == "setup"
+
+
+def museum_day(tmp_path, personas, visitors=None):
+    """A museum day on the whole simulation rig (rendered camera, GRBL simulator on a pty)."""
+    from calibration.config import Config
+    from kiosk.museum_day import MuseumDay
+    from kiosk.simrig import fast_settings
+
+    lines: list[str] = []
+    day = MuseumDay(Config(), str(tmp_path / "state"), visitors or len(personas), 5, None, (), fast_settings(5),
+                    out=lines.append, personas=list(personas))
+    totals = day.run_day()
+    return day, totals, lines
+
+
+def visitor(**habits) -> Persona:
+    base = dict(variant="copenhagen", side=Side.DEFENDERS, level="easy", mode="yielding", captures="leave",
+                helps=True, walk_away_at=None, comes_back_after_s=None, think_scale_s=4.0)
+    return Persona(**{**base, **habits})
+
+
+def test_a_walk_away_in_a_museum_day_is_paused_and_resumed(tmp_path):
+    # leaves at their second move for 15 minutes (the game pauses after 8), then plays on to the end
+    day, totals, lines = museum_day(tmp_path, [visitor(walk_away_at=2, comes_back_after_s=900.0)])
+    game = day.games[0]
+    assert game.paused and game.resumed, lines
+    assert game.completed and game.plies > 2 and not game.lost and not game.desync, lines
+    assert (totals.paused, totals.stuck, totals.lost, totals.desyncs) == (1, 0, 0, 0)
+    assert "walked away mid-game 1 (came back 1, never came back 0); games paused 1, resumed after a pause 1" \
+        in lines[-1]
+
+
+def test_nobody_helping_in_a_museum_day_calls_staff_and_loses_nothing(tmp_path):
+    # both take every capture off into the tray and never put a piece where the screen asks:
+    # the robot's reset misses pieces, the kiosk calls staff, the simulated staff bring them back
+    shy = visitor(captures="tray", helps=False, side=Side.ATTACKERS, mode="random")
+    day, totals, lines = museum_day(tmp_path, [shy, shy])
+    assert day.staff_calls >= 1, lines
+    asked = [g.person for g in day.games if g.person.asked]
+    assert asked and not any(p.helped for p in asked), lines
+    assert (totals.games, totals.stuck, totals.lost, totals.desyncs) == (2, 0, 0, 0), lines
+    assert len(totals.turnarounds) == 1
