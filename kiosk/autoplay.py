@@ -182,13 +182,16 @@ class Persona:
     @classmethod
     def draw(cls, rng: random.Random, variants: tuple[str, ...], level: str | None) -> "Persona":
         variant = rng.choices(variants, weights=[6 if v == "copenhagen" else 1 for v in variants])[0]
-        walk = rng.random() < 0.15
+        walk = rng.random() < 0.2
+        # back after a short break (the game goes on), after a long one (it had paused), or never
+        back = rng.choices(("short", "long", None), weights=(1, 2, 2))[0] if walk else None
         return cls(variant=variant, side=rng.choice((Side.ATTACKERS, Side.DEFENDERS)),
                    level=level or rng.choices(("easy", "medium", "hard"), weights=(5, 3, 1))[0],
                    mode=rng.choices(("yielding", "random"), weights=(3, 2))[0],
                    captures=rng.choice(("leave", "tray")), helps=rng.random() < 0.75,
                    walk_away_at=rng.randint(2, 24) if walk else None,
-                   comes_back_after_s=rng.uniform(60.0, 400.0) if walk and rng.random() < 0.4 else None,
+                   comes_back_after_s=(rng.uniform(60.0, 250.0) if back == "short" else
+                                       rng.uniform(540.0, 1200.0) if back == "long" else None),
                    think_scale_s=rng.choice((4.0, 10.0, 25.0)))
 
     def think_s(self, rng: random.Random) -> float:
@@ -212,6 +215,10 @@ class MuseumVisitor:
     back_at: float | None = None
     next_at: float = 0.0
     moves: int = 0
+    walked_away: bool = False
+    came_back: bool = False
+    asked: int = 0                 # times the screen asked them to put pieces on squares
+    helped: int = 0                # times they did
     _waiting_ply: int = -1
     _last_state: str = ""
 
@@ -223,13 +230,14 @@ class MuseumVisitor:
         p = self.persona
         if not self.present:
             if self.back_at is not None and now >= self.back_at:
-                self.present, self.back_at = True, None
+                self.present, self.back_at, self.came_back = True, None, True
                 self.next_at = now + self.rng.uniform(3.0, 15.0)
             return self.back_at if self.back_at is not None else float("inf")
         if view.state != self._last_state:
             self._last_state = view.state
             if view.state in ("fix_board", "place_piece"):
                 self._waiting_ply = -1
+                self.asked += view.state == "place_piece"
                 self.next_at = now + self.rng.uniform(3.0, 20.0)      # reads the screen
             elif view.state == "visitor_turn":
                 self.next_at = now + p.think_s(self.rng)
@@ -240,6 +248,7 @@ class MuseumVisitor:
                 self.next_at = float("inf")          # does not know what to do, waits
                 return self.next_at
             self.world.set_squares(dict(view.fix_squares))
+            self.helped += view.state == "place_piece"
             self.next_at = now + self.rng.uniform(5.0, 15.0)
             return self.next_at
         if view.state == "visitor_turn" and view.board is not None and view.ply != self._waiting_ply:
@@ -256,7 +265,7 @@ class MuseumVisitor:
         return self.next_at
 
     def walk_away(self, now: float) -> None:
-        self.present = False
+        self.present, self.walked_away = False, True
         self.persona = replace(self.persona, walk_away_at=None)
         if self.persona.comes_back_after_s is not None:
             self.back_at = now + self.persona.comes_back_after_s

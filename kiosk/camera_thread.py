@@ -51,7 +51,8 @@ class CameraThread(CameraPort):
     """CameraPort: a daemon thread turning frames into readings."""
 
     def __init__(self, source: FrameSource, reader: FrameReader, *, max_fps: float = 15.0,
-                 dropout_s: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+                 dropout_s: float = 1.0, clock: Callable[[], float] = time.monotonic,
+                 threaded: bool = True) -> None:
         self.source, self.reader = source, reader
         self.min_period = 1.0 / max_fps if max_fps > 0 else 0.0
         self.dropout_s = dropout_s
@@ -66,8 +67,13 @@ class CameraThread(CameraPort):
         self._confirms: list[tuple[CameraReading, dict]] = []
         self.frames_read = 0
         self.read_seconds = 0.0
-        self._thread = threading.Thread(target=self._run, name="tafl-camera", daemon=True)
-        self._thread.start()
+        self._last_frame = clock()
+        # threaded=False (the museum day's simulated clock): no thread; the caller calls
+        # step() whenever its clock has moved on, so no frame depends on the wall clock
+        self._thread: threading.Thread | None = None
+        if threaded:
+            self._thread = threading.Thread(target=self._run, name="tafl-camera", daemon=True)
+            self._thread.start()
 
     def read_latest(self) -> CameraReading | None:
         with self._lock:
@@ -110,7 +116,8 @@ class CameraThread(CameraPort):
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=5)
+        if self._thread is not None:
+            self._thread.join(timeout=5)
         self.source.close()
 
     def _post(self, reading: CameraReading) -> None:
@@ -118,39 +125,42 @@ class CameraThread(CameraPort):
             self._latest = reading
 
     def _run(self) -> None:
-        last_frame = self.clock()
         while not self._stop.is_set():
-            started = self.clock()
-            self._apply_confirms()
-            try:
-                frame = self.source.grab()
-            except Exception as exc:  # noqa: BLE001 - a camera error is a reading, not a crash
-                log.warning("camera: %s", exc)
-                frame = None
-            if frame is None:
-                if self.clock() - last_frame > self.dropout_s:
-                    self._seq += 1
-                    self._post(CameraReading(self._seq, self.clock(), False, "camera.no_frames"))
-                self._stop.wait(0.05)
-                continue
-            last_frame = self.clock()
-            with self._lock:
-                self._latest_image = frame.image
-            self._seq += 1
-            t0 = time.perf_counter()
-            previous = self._frame_reading
-            try:
-                if frame.repeat and previous is not None:
-                    reading = replace(previous, seq=self._seq, t=frame.t, fresh=False)  # same picture
-                else:
-                    reading = self.reader.read(frame, self._seq)
-            except Exception as exc:   # a camera error is a reading, not a crash
-                log.exception("board reader failed")
-                reading = CameraReading(self._seq, frame.t, False, f"reader error: {exc}")
-            self._frame_reading = reading
-            self.read_seconds += time.perf_counter() - t0
-            self.frames_read += 0 if frame.repeat else 1
-            self._post(reading)
-            rest = self.min_period - (self.clock() - started)
+            rest = self.step()
             if rest > 0:
                 self._stop.wait(rest)
+
+    def step(self) -> float:
+        """Take and read one frame (or note that none came); returns the seconds to wait
+        before the next one (the thread's loop, or a caller stepping a simulated clock)."""
+        started = self.clock()
+        self._apply_confirms()
+        try:
+            frame = self.source.grab()
+        except Exception as exc:  # noqa: BLE001 - a camera error is a reading, not a crash
+            log.warning("camera: %s", exc)
+            frame = None
+        if frame is None:
+            if self.clock() - self._last_frame > self.dropout_s:
+                self._seq += 1
+                self._post(CameraReading(self._seq, self.clock(), False, "camera.no_frames"))
+            return 0.05
+        self._last_frame = self.clock()
+        with self._lock:
+            self._latest_image = frame.image
+        self._seq += 1
+        t0 = time.perf_counter()
+        previous = self._frame_reading
+        try:
+            if frame.repeat and previous is not None:
+                reading = replace(previous, seq=self._seq, t=frame.t, fresh=False)  # same picture
+            else:
+                reading = self.reader.read(frame, self._seq)
+        except Exception as exc:   # a camera error is a reading, not a crash
+            log.exception("board reader failed")
+            reading = CameraReading(self._seq, frame.t, False, f"reader error: {exc}")
+        self._frame_reading = reading
+        self.read_seconds += time.perf_counter() - t0
+        self.frames_read += 0 if frame.repeat else 1
+        self._post(reading)
+        return self.min_period - (self.clock() - started)

@@ -41,7 +41,7 @@ from engine import Board, Outcome, Piece, Side
 
 from kiosk import damaged_resume
 from kiosk.attendance import Attendance
-from kiosk.board_names import board_name_for
+from kiosk.board_names import board_name_for, installed_board_for
 from kiosk.board_watch import BoardWatch
 from kiosk.exhibit import Exhibit, move_times
 from kiosk.journal import Journal, Record
@@ -123,6 +123,7 @@ class GameController:
             raise RuntimeError(f"cannot start a game while {self.state.value}")
         if level not in self.config.engine.levels:
             raise ValueError(f"unknown level {level!r}; known: {', '.join(self.config.engine.levels)}")
+        installed_board_for(self.config, variant)
         session = GameSession.new(variant, options, visitor_side, level, mode=mode)
         if self.state == State.GAME_OVER:
             self.journal.archive(self.variant or "game")

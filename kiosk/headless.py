@@ -6,7 +6,8 @@ full simulation rig (kiosk/simrig.py) with the simulated visitor
 (kiosk/autoplay.py), injects the chosen faults (kiosk/faults.py) at moments
 that hurt, and prints one line per game and the totals:
 
-- completed: the game reached its end and the board was cleared back to idle;
+- completed: the game reached its end and the robot reset the board to the
+  start position (`robot.planner.plan_reset`, as between two museum games);
 - desyncs: games in which, at a moment the controller trusted the board (each
   visitor turn and the game's end), its position differed from the table's;
 - lost: games that never finished (a stuck controller, an exception).
@@ -86,10 +87,10 @@ class Autoplay:
 
     # -- faults at the right moments ------------------------------------------
     def _at(self, delay: float, name: str, action: Callable[[], object]) -> None:
-        self._pending.append((time.monotonic() + delay, name, action))
+        self._pending.append((self.rig.clock() + delay, name, action))
 
     def _run_pending(self, state: str) -> list[str]:
-        done, now = [], time.monotonic()
+        done, now = [], self.rig.clock()
         keep = []
         for when, name, action in self._pending:
             if when > now:
@@ -165,7 +166,7 @@ class Autoplay:
             ctrl.start_game(variant, {}, side, self.options.level, mode=mode)
         trusted = "thinking" if mode == "selfplay" else "visitor_turn"
         last_state, last_ply, last_ply_t = "", 0, time.monotonic()
-        cleared_requested = False
+        reset_started = False
         injected: dict[str, int] = {}
         while time.monotonic() - start < self.options.game_timeout_s:
             ctrl = self.rig.controller            # a new one after a power cut
@@ -187,7 +188,7 @@ class Autoplay:
                 now = time.monotonic()
                 result.ply_times.append((now - last_ply_t) / (view.ply - last_ply))
                 last_ply, last_ply_t = view.ply, now
-            if view.state == "game_over" and not cleared_requested:
+            if view.state == "game_over" and not reset_started:
                 result.plies = view.ply
                 o = view.outcome
                 result.outcome = (f"{o.winner.value} won ({o.reason})" if o and o.winner else
@@ -195,9 +196,8 @@ class Autoplay:
                 if view.board is not None and self.rig.world.square_pieces() != view.board.pieces():
                     result.desync = True
                     result.notes.append("desync at the end")
-                ctrl.clear_board()
-                cleared_requested = True
-            elif view.state == "idle" and cleared_requested:
+                reset_started = True       # the robot resets to the start position by itself
+            elif view.state == "game_over" and reset_started and not view.resetting and not view.missing:
                 result.completed = True
                 ctrl.set_attract(False)
                 break

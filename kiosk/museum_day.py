@@ -9,11 +9,23 @@ answers the kiosk's staff call after a few minutes. Everything runs on the
 full simulation rig (kiosk/simrig.py) with the fault injection of `--autoplay`.
 
 Time: thinking minutes cannot pass on the wall clock (30 visitors would take
-a day), so the kiosk runs on `SimClock`: while the gantry moves, it runs at
-the simulator's speed factor (so gantry time reads as the reference gantry's
-time); while the kiosk only waits for a person, the time until that person's
-next action is skipped; otherwise it runs with the wall clock. Figures in
-seconds are on this clock, i.e. the reference kiosk's.
+a day), so the kiosk, the table, the visitors and the camera all run on
+`SimClock`, which only this loop moves on:
+- while the gantry moves, it follows the GRBL simulator's motion time
+  (`GrblSimulator.motion_s`: the firmware's planned moves, dwells and homing,
+  the reference gantry's kinematics; the simulator itself runs at its speed
+  factor), and the wall clock in between; while the search process thinks,
+  the wall clock;
+- otherwise nothing in the kiosk runs by itself, so the clock jumps: to the
+  next camera frame while the scene has just changed (a hand, a move, the
+  gantry stopping), else to the next person's action (at most MAX_SKIP_S at
+  a time, so the kiosk's own timers still fire on time);
+- the camera has no thread: the loop takes and reads one frame per step
+  (kiosk/camera_thread.py `CameraThread.step`), rendered by the vision
+  renderer exactly as with the threaded camera; a still scene is rendered
+  afresh when the controller asks (`refresh`), otherwise the camera repeats
+  its last picture, as `SimFrameSource` does between renders.
+Figures in seconds are on this clock, i.e. the reference kiosk's.
 
 The last line is exactly
 `visitors: N, games: G, completed: C, paused: P, stuck: S, lost: L, desyncs: D, turnaround median: T s`
@@ -35,7 +47,7 @@ import random
 import statistics
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -55,6 +67,13 @@ WORKING = {"setup", "thinking", "robot_moving", "verify", "clearing", "place_pie
 WAITING = {"visitor_turn", "fix_board", "place_piece", "paused", "game_over", "idle"}
 MAX_SKIP_S = 5.0
 MAX_PLIES = 300
+#: after a change in the scene the camera looks at its frame rate for this long
+#: (a move is confirmed in ~0.6 s: settle, a picture, stable_s, a second picture)
+LOOK_S = 1.5
+#: a game that takes longer than this (simulated) is counted as lost
+GAME_LIMIT_S = 6 * 3600.0
+#: and one that takes longer than this on the wall clock too (a hung simulation)
+GAME_WALL_LIMIT_S = 3600.0
 
 
 class SimClock:
@@ -68,12 +87,15 @@ class SimClock:
         return self._now
 
     def tick(self, factor: float) -> None:
+        """Wall time since the last tick or skip, times `factor`, passes."""
         wall = time.monotonic()
         self._now += (wall - self._wall) * factor
         self._wall = wall
 
     def skip(self, seconds: float) -> None:
+        """`seconds` pass at once (the wall time spent since the last call does not count)."""
         self._now += max(0.0, seconds)
+        self._wall = time.monotonic()
 
 
 @dataclass
@@ -105,15 +127,20 @@ class Game:
     paused: bool = False
     desync: bool = False
     lost: bool = False
+    resumed: bool = False          # paused, and the visitor came back and played on
     plies: int = 0
+    person: MuseumVisitor | None = None
 
 
 class MuseumDay(Autoplay):
     """Visitors one after another on one rig; faults as in `--autoplay`."""
 
     def __init__(self, config: Config, state_dir: str, visitors: int, seed: int, level: str | None,
-                 faults: tuple[str, ...], settings: SimSettings, out: Callable[[str], None] = print) -> None:
+                 faults: tuple[str, ...], settings: SimSettings, out: Callable[[str], None] = print,
+                 personas: list[Persona] | None = None) -> None:
         self.clock = SimClock()
+        # the camera is stepped by this loop; a still scene is rendered afresh only when asked
+        settings = replace(settings, stepped_camera=True, still_period_s=1e9)
         # the start screens offer only the variants of the installed board (a board swap is staff's)
         variants = tuple(v for v in config.kiosk.variants if board_name_for(config, v) == config.board)
         super().__init__(config, state_dir, AutoplayOptions(games=visitors, seed=seed, faults=faults,
@@ -122,6 +149,7 @@ class MuseumDay(Autoplay):
         self.variants, self.level, self.visitors = variants, level, visitors
         self.people = random.Random(seed * 104729 + 3)
         self.totals = Totals()
+        self.personas = list(personas or [])     # (tests) these visitors first, then drawn ones
         self.games: list[Game] = []
         self.state_dir = Path(state_dir)
         self.ended_at: float | None = None          # the last game's end, for the turnaround
@@ -130,10 +158,15 @@ class MuseumDay(Autoplay):
         self._stuck_counted = False
         self._game: Game | None = None
         self._last_state = ""
+        self._look_until = 0.0
+        self.staff_calls = 0
+        self._was_busy = False
+        self._motion_seen = 0.0
+        self._scene: object = None
 
     # -- the loop -----------------------------------------------------------------
     def _tick(self, wake_at: float) -> None:
-        """One step of the world: poll the kiosk, strike faults, let time pass."""
+        """One step of the world: poll the kiosk, strike faults, let time pass, take a frame."""
         rig = self.rig
         rig.controller.poll()
         view = rig.controller.view()
@@ -144,16 +177,43 @@ class MuseumDay(Autoplay):
             self._on_state(self._last_state, view.state, view)
             self._seen_state(view)
             self._last_state = view.state
+            self._look()
         self._strike_armed_cut(view.state)
         self._watch_progress(view)
         self._staff(view)
         busy = rig.gantry.busy
-        time.sleep(0.01)
-        self.clock.tick(rig.settings.speed_factor if busy else 1.0)
-        wait = wake_at - self.clock()
-        waiting = view.state in WAITING and (not view.resetting or view.state == "place_piece")
-        if waiting and wait > 0 and not busy and not self._pending and not rig.world.hand_over_board():
-            self.clock.skip(min(wait, MAX_SKIP_S))
+        if busy != self._was_busy or self._scene_changed():
+            self._look()
+        self._was_busy = busy
+        moved = rig.sim.motion_s - self._motion_seen
+        self._motion_seen += moved
+        if busy or view.state == "thinking" or (self._pending and min(p[0] for p in self._pending) <= self.clock()):
+            # the gantry, the search process or a fault's action runs on the wall clock; the
+            # gantry's time is the firmware's motion time (the reference machine's kinematics)
+            time.sleep(0.02)
+            if moved > 0:
+                self.clock.skip(moved)
+            else:
+                self.clock.tick(1.0)
+        else:
+            frame = 1.0 / rig.settings.camera_fps
+            until = min(wake_at, self.staff_at or math.inf, *(p[0] for p in self._pending))
+            ctrl = rig.controller
+            camera_wanted = ctrl.jobs.waiting_for_camera and ctrl.jobs.goal is not None \
+                and ctrl.watch.stable(ctrl.jobs.goal.not_before) is None
+            if self.clock() < self._look_until or camera_wanted or rig.world.hand_over_board():
+                until = min(until, self.clock() + frame)
+            self.clock.skip(min(max(until - self.clock(), frame), MAX_SKIP_S))
+        rig.camera.step()
+
+    def _look(self) -> None:
+        self._look_until = self.clock() + LOOK_S
+
+    def _scene_changed(self) -> bool:
+        snap = self.rig.world.snapshot()
+        key = (snap.board_name, tuple(sorted(snap.squares.items())), snap.hand is not None)
+        changed, self._scene = key != self._scene, key
+        return changed
 
     def _seen_state(self, view) -> None:
         game = self._game
@@ -161,6 +221,8 @@ class MuseumDay(Autoplay):
             return
         if view.state == "paused":
             game.paused = True
+        if view.state == "visitor_turn" and self._last_state == "paused":
+            game.resumed = True
         if view.state == "visitor_turn" and view.board is not None \
                 and self.rig.world.square_pieces() != view.board.pieces():
             game.desync = True
@@ -188,6 +250,7 @@ class MuseumDay(Autoplay):
         """Staff come a few minutes after the kiosk calls, put the pieces right and say so."""
         now = self.clock()
         if view.staff_notice and self.staff_at is None:
+            self.staff_calls += 1
             self.staff_at = now + self.people.uniform(180.0, 600.0)
         if self.staff_at is not None and now >= self.staff_at:
             self.staff_at = None
@@ -203,17 +266,17 @@ class MuseumDay(Autoplay):
 
     # -- one visitor --------------------------------------------------------------
     def visit(self, number: int) -> Game:
-        persona = Persona.draw(self.people, self.variants, self.level)
+        persona = self.personas.pop(0) if self.personas else Persona.draw(self.people, self.variants, self.level)
         person = MuseumVisitor(self.rig.world, random.Random(self.people.randrange(1 << 30)), persona)
-        game = Game(number, persona)
+        game = Game(number, persona, person=person)
         self.faults.new_game()
         self._cut_armed = False
         # they walk up and choose (the robot resets the board meanwhile)
         chosen_at = self.clock() + self.people.uniform(10.0, 45.0)
-        wall_start = time.monotonic()
+        wall_start, sim_start = time.monotonic(), self.clock()
         started = False
         logs_before = self._gamelog_lines()
-        while time.monotonic() - wall_start < self.options.game_timeout_s:
+        while self.clock() - sim_start < GAME_LIMIT_S and time.monotonic() - wall_start < GAME_WALL_LIMIT_S:
             view = self.rig.controller.view()
             if not started:
                 if self.clock() >= chosen_at and view.state in ("idle", "game_over", "paused", "visitor_turn",
@@ -236,7 +299,7 @@ class MuseumDay(Autoplay):
                     self._tick(until)
                 return game
             if person.left_for_good:
-                game.ended = "walked away"
+                game.ended, game.plies = "walked away", view.ply
                 return game
             if view.ply >= MAX_PLIES and view.state == "visitor_turn":
                 self.rig.controller.end_game()
@@ -277,7 +340,8 @@ class MuseumDay(Autoplay):
                 p = game.persona
                 self.out(f"visitor {n}: {p.variant}, {p.side.value}, {p.level}, {p.mode}, captures {p.captures}"
                          f"{', walks away' if p.walk_away_at else ''}: {game.ended}, {game.plies} plies"
-                         f"{', paused' if game.paused else ''}{', DESYNC' if game.desync else ''}"
+                         f"{', paused' if game.paused else ''}{', resumed' if game.resumed else ''}"
+                         f"{', DESYNC' if game.desync else ''}"
                          f"{', LOST' if game.lost else ''}")
                 # the next visitor comes along in a while (a paused game waits for them)
                 gap = self.people.choice((5.0, 30.0, 120.0, 600.0))
@@ -291,4 +355,21 @@ class MuseumDay(Autoplay):
             t.paused += game.paused
             t.lost += game.lost
             t.desyncs += game.desync
+        self.out(self.behaviour_line())
         return t
+
+    def behaviour_line(self) -> str:
+        """How the visitors behaved (counted from what they did, not from their habits)."""
+        people = [g.person for g in self.games if g.person is not None]
+        p = [g.persona for g in self.games]
+        asked = [v for v in people if v.asked]
+        return (f"behaviours: captures left for the robot {sum(x.captures == 'leave' for x in p)}, "
+                f"taken off into the tray {sum(x.captures == 'tray' for x in p)}; "
+                f"walked away mid-game {sum(v.walked_away for v in people)} "
+                f"(came back {sum(v.came_back for v in people)}, "
+                f"never came back {sum(v.walked_away and not v.came_back for v in people)}); "
+                f"games paused {sum(g.paused for g in self.games)}, "
+                f"resumed after a pause {sum(g.resumed for g in self.games)}; "
+                f"asked to put pieces on {len(asked)} visitors, put them on when asked "
+                f"{sum(bool(v.helped) for v in asked)}, never helped {sum(not v.helped for v in asked)}; "
+                f"staff calls {self.staff_calls}")

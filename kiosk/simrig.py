@@ -52,6 +52,8 @@ class SimSettings:
     hand_seconds: float = 0.6
     square_model: str | None = None    # None: vision's built-in square model
     render_hands: bool = True          # False (tests): no picture while a hand is over the board
+    stepped_camera: bool = False       # True (museum day): no camera thread, the caller steps it on its
+                                       # clock; the board's look is drawn once (one board all day)
 
 
 class SimRig:
@@ -77,6 +79,8 @@ class SimRig:
                                      condition=self.settings.condition,
                                      still_period_s=self.settings.still_period_s,
                                      render_hands=self.settings.render_hands, clock=clock,
+                                     sleep=(lambda _s: None) if self.settings.stepped_camera else time.sleep,
+                                     fixed_look=self.settings.stepped_camera,
                                      busy=lambda: getattr(self, "gantry", None) is not None and self.gantry.busy)
         self.power_cuts = 0
         self.controller: GameController
@@ -86,7 +90,8 @@ class SimRig:
     def _start_controller(self) -> None:
         cfg = self.config
         self.reader = VisionFrameReader(cfg, self.world.board_name, model_path=self.settings.square_model)
-        self.camera = CameraThread(self.source, self.reader, max_fps=self.settings.camera_fps, clock=self.clock)
+        self.camera = CameraThread(self.source, self.reader, max_fps=self.settings.camera_fps, clock=self.clock,
+                                   threaded=not self.settings.stepped_camera)
         self.mover = GantryMover(cfg, port_provider=lambda: self.sim.port or "", state_dir=self.state_dir,
                                  board_name=self.world.board_name)
         self.gantry = GantryThread(self.mover)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 from engine import Board, square_name
 
+from kiosk.board_names import installed_board_for
 from kiosk.activity import ActivityCode, RobotActivity, activity_for
 from kiosk.ports import Transfer
 from kiosk.states import State
@@ -110,6 +111,7 @@ class StaffOps:
         c = self.c
         if c.state not in (State.IDLE, State.GAME_OVER):
             raise RuntimeError(f"cannot set up the board while {c.state.value}")
+        installed_board_for(c.config, variant)
         board = Board(variant)
         c.record("staff_setup", variant=variant)
         c.staff_setup(variant, board.pieces())

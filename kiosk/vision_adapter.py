@@ -93,7 +93,8 @@ class SimFrameSource:
     def __init__(self, world: WorldView, config: Config, *, seed: int = 0, condition: str = "museum",
                  still_period_s: float = 2.0, frame_period_s: float = 0.1, settle_s: float = 0.12,
                  render_hands: bool = True, busy: Callable[[], bool] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep, fixed_look: bool = False) -> None:
         self.world, self.config = world, config
         self.seed = seed
         self.condition = condition
@@ -105,7 +106,11 @@ class SimFrameSource:
         self._last_image: np.ndarray | None = None
         self._last_render = -1e9
         self.clock = clock
+        self.sleep = sleep          # a camera's frame interval (a no-op when a simulated clock steps it)
         self._cameras: dict[str, object] = {}
+        # fixed_look: one physical board per camera, its wood drawn once (vision.renderer board_look)
+        self.fixed_look = fixed_look
+        self._looks: dict[str, dict] = {}
         self._frame_no = 0
         self._last_key: object = None
         self._seen_key: object = None
@@ -139,33 +144,34 @@ class SimFrameSource:
 
         now = self.clock()
         if now < self.dropout_until:
-            time.sleep(0.05)
+            self.sleep(0.05)
             return None
         if self.busy is not None and self.busy() and self._last_image is not None:
             # the gantry is carrying pieces; the controller looks again once it is done
-            time.sleep(self.frame_period_s)
+            self.sleep(self.frame_period_s)
             return Frame(self.clock(), self._last_image, repeat=True)
         snap = self.world.snapshot()
         key = (snap.board_name, tuple(sorted(snap.squares.items())), snap.hand is not None)
         if key == self._last_key and self._last_image is not None and now - self._last_render < self.still_period_s:
-            time.sleep(self.frame_period_s)
+            self.sleep(self.frame_period_s)
             return Frame(self.clock(), self._last_image, repeat=True)
         if key != self._seen_key:
             self._seen_key, self._seen_since = key, now
         if snap.hand is not None and not self.render_hands:
-            time.sleep(self.frame_period_s / 2)
+            self.sleep(self.frame_period_s / 2)
             return None          # (tests) the camera sees nothing useful under a hand anyway
         if now - self._seen_since < self.settle_s:
             # the scene is changing (a piece being dragged, a hand coming in): the
             # controller waits for stillness anyway, so no picture is made of it
-            time.sleep(self.frame_period_s / 2)
+            self.sleep(self.frame_period_s / 2)
             return None
         self._frame_no += 1
         hand_seed = int(snap.hand.until * 1000) if snap.hand is not None else 0
         rendered = render_frame(snap.squares, snap.board_name,
                                 seed=self.seed * 1_000_003 + (hand_seed if snap.hand else self._frame_no),
                                 condition=self.condition, hand=snap.hand is not None, config=self.config,
-                                camera=self._camera(snap.board_name))
+                                camera=self._camera(snap.board_name),
+                                board_look=self._looks.setdefault(snap.board_name, {}) if self.fixed_look else None)
         self.frames_rendered += 1
         self._last_key, self._last_render = key, now
         self._last_image = rendered.image

@@ -162,6 +162,9 @@ class GrblSimulator:
         self._slave: int | None = None
         self._wall0 = time.monotonic()
         self._t = 0.0
+        #: firmware seconds spent moving, dwelling or homing: the reference machine's busy
+        #: time, free of this process's scheduling (a simulated clock follows it)
+        self.motion_s = 0.0
         self._energised = False
         self._missed = False
         self._spindle, self._spindle_s, self._flood = 0, 0.0, False
@@ -825,6 +828,7 @@ class GrblSimulator:
                 elif kind == "dwell":
                     if self._dwell_end is None:
                         self._dwell_end = now + arg
+                        self.motion_s += arg
                     if now < self._dwell_end:
                         return
                     self._dwell_end = None
@@ -936,6 +940,7 @@ class GrblSimulator:
         dt = now - self._t
         self._t = now
         if self._homing is not None:
+            self.motion_s += dt
             self._advance_homing(now)
             return
         energised = self._energised
@@ -950,6 +955,7 @@ class GrblSimulator:
             # with the magnet on, move at most ~1 mm per slice so contacts are seen in time
             slice_ = min(dt, max(0.001, 1.0 / max(blk.nominal, 1e-3))) if energised else dt
             self._speed, used = advance(blk, self._speed, slice_, hold=self._hold)
+            self.motion_s += used
             self._pos = blk.point(blk.done)
             if energised:
                 self._move_magnet()

@@ -13,6 +13,7 @@ from calibration.config import Config
 from engine import Board, Side
 
 from kiosk.autoplay import SimVisitor, VisitorStyle
+from kiosk.board_names import board_name_for
 from kiosk.simrig import SimRig
 from tests.helpers.simulation import quick_settings
 
@@ -46,7 +47,8 @@ def play(rig: SimRig, variant: str, visitor: SimVisitor, side: Side, timeout_s: 
 
 @pytest.mark.parametrize("variant", ["copenhagen", "york", "tablut", "tawlbwrdd"])
 def test_full_game_through_the_whole_loop(tmp_path, variant):
-    rig = SimRig(Config(), str(tmp_path / "state"), variant, quick_settings(11))
+    config = Config(board=board_name_for(Config(), variant))      # the variant's board installed
+    rig = SimRig(config, str(tmp_path / "state"), variant, quick_settings(11))
     try:
         if variant != "copenhagen":
             # the set-up from storage is the copenhagen game's; here the pieces stand ready

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import random
 import re
+import time
+
+import pytest
 
 from engine import Side
 
@@ -39,3 +42,140 @@ def test_visitors_differ_as_real_visitors_do():
     thinks = [p.think_s(rng) for p in people for _ in range(20)]
     assert min(thinks) < 5.0 and max(thinks) > 120.0 and max(thinks) < 300.0   # never past the warning
     assert all(p.level == "hard" for p in (Persona.draw(rng, ("copenhagen",), "hard") for _ in range(5)))
+
+
+def test_a_game_for_a_board_that_is_not_installed_is_refused_clearly(tmp_path):
+    from tests.test_controller_game import Rig
+
+    rig = Rig(tmp_path)                       # the 11x11 board is installed
+    with pytest.raises(ValueError, match=r"tablut is played on the 9x9 board \(board-9\).*installed board is board-11"):
+        rig.ctrl.start_game("tablut", {}, Side.DEFENDERS, "easy")
+    assert rig.ctrl.view().state == "idle"    # nothing started, nothing waits for pieces it cannot see
+    with pytest.raises(ValueError, match="swap the board"):
+        rig.ctrl.setup_board("tablut")
+    rig.ctrl.start_game("copenhagen", {}, Side.DEFENDERS, "easy")     # the installed board's games still start
+    assert rig.ctrl.view().state == "setup"
+
+
+def museum_day(tmp_path, personas, before=None):
+    """A museum day on the whole simulation rig (rendered camera, GRBL simulator on a pty)."""
+    from calibration.config import Config
+    from kiosk.museum_day import MuseumDay
+    from kiosk.simrig import fast_settings
+
+    lines: list[str] = []
+    day = MuseumDay(Config(), str(tmp_path / "state"), len(personas), 5, None, (), fast_settings(5),
+                    out=lines.append, personas=list(personas))
+    if before is not None:
+        before(day)
+    totals = day.run_day()
+    return day, totals, lines
+
+
+def visitor(**habits) -> Persona:
+    base = dict(variant="copenhagen", side=Side.DEFENDERS, level="easy", mode="yielding", captures="leave",
+                helps=True, walk_away_at=None, comes_back_after_s=None, think_scale_s=4.0)
+    return Persona(**{**base, **habits})
+
+
+def test_a_walk_away_in_a_museum_day_is_paused_and_resumed(tmp_path):
+    # leaves at their second move for 15 minutes (the game pauses after 8), then plays on to the end
+    day, totals, lines = museum_day(tmp_path, [visitor(walk_away_at=2, comes_back_after_s=900.0)])
+    game = day.games[0]
+    assert game.paused and game.resumed, lines
+    assert game.completed and game.plies > 2 and not game.lost and not game.desync, lines
+    assert (totals.paused, totals.stuck, totals.lost, totals.desyncs) == (1, 0, 0, 0)
+    assert "walked away mid-game 1 (came back 1, never came back 0); games paused 1, resumed after a pause 1" \
+        in lines[-1]
+
+
+def test_nobody_helping_in_a_museum_day_calls_staff_and_loses_nothing(tmp_path):
+    # three of the robot's pieces lie in the tray (a visitor before took them off) and the
+    # visitor never puts a piece where the screen asks: the set-up cannot find them, the kiosk
+    # calls staff instead of giving up, the simulated staff bring them back, the game starts;
+    # the visitor leaves after two moves, the game is kept
+    from engine import Piece
+
+    def empty_three_slots(day) -> None:
+        world = day.rig.world
+        for slot in [s for s, p in sorted(world.storage_pieces().items()) if p == Piece.ATTACKER][:3]:
+            world.take_from_square(slot)
+        assert len(world.tray) == 3
+
+    shy = visitor(helps=False, walk_away_at=2)
+    day, totals, lines = museum_day(tmp_path, [shy], before=empty_three_slots)
+    game, person, world = day.games[0], day.games[0].person, day.rig.world
+    assert day.staff_calls == 1 and person.asked >= 1 and person.helped == 0, lines
+    assert game.ended == "walked away" and game.plies >= 2 and not game.lost and not game.desync, lines
+    assert (totals.games, totals.stuck, totals.lost, totals.desyncs) == (1, 0, 0, 0), lines
+    assert not world.tray and len(world.square_pieces()) + len(world.storage_pieces()) == 37
+    assert "never helped 1; staff calls 1" in lines[-1]
+
+
+def test_the_gantry_time_is_the_firmware_motion_time_not_the_wall_clock():
+    """The museum day's clock follows GrblSimulator.motion_s: the kinematics of the moves,
+    however late this loaded machine schedules the simulator's thread."""
+    from calibration.config import Config
+    from robot.grbl import GrblDriver
+    from robot.kinematics import AxisLimits, straight_move_time
+    from robot.simulator import GrblSimulator
+
+    sim = GrblSimulator(Config(), speed_factor=100.0, build="origin")
+    sim.start()
+    grbl = GrblDriver(sim.port, banner_timeout=1.0, response_timeout=3.0, motion_timeout=30.0)
+    try:
+        grbl.connect()
+        grbl.home()
+        grbl.send("G21G90")
+        limits = AxisLimits.from_settings(grbl.settings())
+        before = sim.motion_s
+        time.sleep(0.3)                        # idle: no firmware time passes
+        assert sim.motion_s == before
+        grbl.send("G0X400Y0")
+        grbl.sync()
+        moved = sim.motion_s - before
+        bound = straight_move_time((0, 0), (400, 0), limits, None)
+        assert bound * 0.999 <= moved <= bound * 1.01
+    finally:
+        grbl.close()
+        sim.stop()
+
+
+def test_a_stepped_camera_takes_a_frame_only_when_stepped():
+    """CameraThread(threaded=False): no thread; each step() grabs and reads one frame."""
+    import numpy as np
+
+    from kiosk.camera_thread import CameraThread, Frame
+    from kiosk.ports import CameraReading
+
+    class Source:
+        def __init__(self) -> None:
+            self.grabs = 0
+
+        def grab(self):
+            self.grabs += 1
+            return Frame(float(self.grabs), np.zeros((2, 2, 3), np.uint8), repeat=self.grabs > 1)
+
+        def use_board(self, board_name, variant):
+            pass
+
+        def close(self):
+            pass
+
+    class Reader:
+        def read(self, frame, seq):
+            return CameraReading(seq, frame.t, True, None)
+
+        def use_board(self, board_name, variant):
+            pass
+
+    source = Source()
+    camera = CameraThread(source, Reader(), threaded=False)
+    time.sleep(0.1)
+    assert source.grabs == 0 and camera.read_latest() is None
+    camera.step()
+    camera.step()
+    latest = camera.read_latest()
+    assert source.grabs == 2 and latest is not None and latest.seq == 2 and not latest.fresh   # a repeat
+    assert camera.frames_read == 1
+    camera.stop()

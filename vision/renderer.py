@@ -58,10 +58,15 @@ class Rendered:
 
 def render_frame(pieces: Mapping[int, str], board: str = "board-11", *, seed: int = 0, condition: str = "museum",
                  hand: bool = False, config: Config | None = None, camera: CameraModel | None = None,
-                 hide_markers: tuple[int, ...] = (), dark: float | None = None) -> Rendered:
+                 hide_markers: tuple[int, ...] = (), dark: float | None = None,
+                 board_look: dict | None = None) -> Rendered:
     """Render the position `pieces` (square index -> 't'/'T'/'K') on `board`.
 
     `camera` fixes the pose (a sequence of frames from one mounted camera);
+    `board_look`, a dict the caller keeps, fixes the board's wood, lines and
+    markers too (one physical board under that camera): its top-down texture
+    is drawn on the first frame and reused, while light, pieces and sensor
+    vary per frame as before (the texture is a third of a frame's cost);
     `hide_markers` paints over marker ids (a covered marker); `dark` overrides
     the exposure (a light switched off).
     """
@@ -82,7 +87,12 @@ def render_frame(pieces: Mapping[int, str], board: str = "board-11", *, seed: in
     lights = _lights(rng, cond, W)
     pieces3d = _pieces(rng, pieces, geo, config, cond)
 
-    tex = board_texture(geo, frame, rng, colours, grain=rng.uniform(0.03, 0.09))
+    if board_look is not None and "texture" in board_look:
+        tex = board_look["texture"].copy()
+    else:
+        tex = board_texture(geo, frame, rng, colours, grain=rng.uniform(0.03, 0.09))
+        if board_look is not None:
+            board_look["texture"] = tex.copy()
     for marker_index, marker_id in enumerate(mk.ids):
         if marker_id in hide_markers:
             cx, cy = geo.marker_center(marker_index)

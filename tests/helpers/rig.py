@@ -6,6 +6,7 @@ import random
 
 from calibration.config import Config
 from engine import Move, Side
+from kiosk.board_names import board_name_for
 from kiosk.controller import GameController
 from kiosk.simworld import SimWorld
 from tests.helpers.fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry
@@ -17,7 +18,7 @@ class Rig:
     """A controller on a simulated world with a manual clock."""
 
     def __init__(self, tmp_path, variant: str = "copenhagen", seed: int = 0) -> None:
-        self.config = Config()
+        self.config = Config(board=board_name_for(Config(), variant))   # the variant's board installed
         self.clock = ManualClock()
         self.world = SimWorld(self.config, clock=self.clock)
         self.world.fill_storage(variant)
