@@ -5,8 +5,8 @@ slide. A reading is trusted only after the board has been seen, with all
 four markers, unchanged for `stable_s` seconds (the configuration's
 `camera.stable_s`, short: the hand has already left when the frames are
 readable again) and in at least `min_frames` independently taken pictures:
-the rectified picture barely differs from frame to frame and no square has
-*confidently* changed its class. At 30 fps and the default still time the
+no square's patch of the rectified picture changes its mean brightness
+(MOTION_LEVEL) and no square *confidently* changes its class. At 30 fps and the default still time the
 position is there within about `stable_s` + one frame of the hand leaving
 the board (bench/confirm_latency.py measures it).
 
@@ -59,11 +59,15 @@ if TYPE_CHECKING:
 # something moved (a piece slid, a hand put one down); less sure changes are
 # flicker, fused away.
 SURE_CHANGE = 0.9
-# Grey levels a pixel of the 96 x 96 board thumbnail must change by, and the
-# share of the thumbnail that may change, for a frame to count as still.
-MOTION_LEVEL = 8.0
-MOTION_FRACTION = 0.01
-THUMB = 96
+# Grey levels the mean of a square's patch of the rectified board must change
+# by for the frame to count as moved. The mean of a patch, not its pixels: the
+# homography wobbles by a fraction of a pixel from frame to frame and the
+# sensor is noisy, which moves pixels on every line and rim by more than a
+# piece's worth but leaves a square's mean within about 1.6 levels (measured
+# on bench/foreign_renderer.py's museum frames), while a piece arriving or
+# leaving changes it by 7 to 26.
+MOTION_LEVEL = 4.0
+CELL_PX = 8               # a square's patch is averaged down to this many pixels a side first
 # Independently taken pictures a still period needs: one picture can be a
 # misread, two that agree are not (a real camera gives many in the still
 # time; a simulated one repeats a still picture until asked for another).
@@ -100,16 +104,21 @@ class StabilityStatus:
     event: StableEvent | None = None
 
 
+def square_means(image: np.ndarray, size: int) -> np.ndarray:
+    """The mean grey level of each square's patch of a rectified board picture (size x size)."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    small = cv2.resize(gray, (size * CELL_PX, size * CELL_PX), interpolation=cv2.INTER_AREA).astype(np.float32)
+    return small.reshape(size, CELL_PX, size, CELL_PX).mean(axis=(1, 3))
+
+
 class StabilityTracker:
     """Feed it every frame's outcome; it says when a still position is ready (see the module doc)."""
 
-    def __init__(self, stable_s: float, motion_level: float = MOTION_LEVEL,
-                 motion_fraction: float = MOTION_FRACTION, min_frames: int = MIN_FRAMES):
+    def __init__(self, stable_s: float, motion_level: float = MOTION_LEVEL, min_frames: int = MIN_FRAMES):
         if stable_s < 0:
             raise ValueError(f"stable_s must be >= 0, not {stable_s}")
         self.stable_s = float(stable_s)
         self.motion_level = motion_level
-        self.motion_fraction = motion_fraction
         self.min_frames = max(1, int(min_frames))
         self.not_before = -math.inf
         self.latest: np.ndarray | None = None       # the newest readable frame's probabilities
@@ -143,8 +152,7 @@ class StabilityTracker:
         if self._last is None or self._last.shape != probs.shape:
             return False
         if thumb is not None and self._thumb is not None and thumb.shape == self._thumb.shape:
-            changed = np.abs(thumb - self._thumb) > self.motion_level
-            if changed.mean() > self.motion_fraction:
+            if float(np.abs(thumb - self._thumb).max()) > self.motion_level:
                 return True
         before, now = self._last.argmax(1), probs.argmax(1)
         sure = (self._last.max(1) >= SURE_CHANGE) & (probs.max(1) >= SURE_CHANGE)
@@ -166,10 +174,7 @@ class StabilityTracker:
         self._t = max(self._t, t)
         if not fresh and self._since is not None:
             return self._status()
-        thumb = None
-        if image is not None:
-            gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-            thumb = cv2.resize(gray, (THUMB, THUMB), interpolation=cv2.INTER_AREA).astype(np.int16)
+        thumb = None if image is None else square_means(image, math.isqrt(len(probs)))
         moving = self._moved(thumb, probs)
         self._thumb, self._last = thumb, probs
         self._reading = reading
