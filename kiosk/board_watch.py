@@ -42,7 +42,7 @@ class BoardWatch:
         self.last_sign_of_life = clock()
         self.reading: CameraReading | None = None      # the newest readable reading
         self._last_seq = -1
-        self._doubt: tuple[float, int] | None = None   # (still since, pictures) when the doubt began
+        self._doubt: tuple[float, int, float] | None = None   # (still since, pictures, time) when the doubt began
 
     def update(self) -> None:
         """Take the camera's newest reading in (once per reading)."""
@@ -93,10 +93,11 @@ class BoardWatch:
 
     def ask_again(self, event: StableEvent) -> bool:
         """The reading of `event` is in doubt: True while a fresh picture is worth waiting for (the
-        camera is asked for one), False once MAX_UNSURE_FRAMES more have not settled it."""
+        camera is asked for one), False once MAX_UNSURE_FRAMES more pictures over another still
+        time have not settled it (a passing shadow goes; glare that stays does not)."""
         if self._doubt is None or self._doubt[0] != event.since:
-            self._doubt = (event.since, event.frames)
-        if event.frames - self._doubt[1] >= MAX_UNSURE_FRAMES:
+            self._doubt = (event.since, event.frames, event.at)
+        if event.frames - self._doubt[1] >= MAX_UNSURE_FRAMES and event.at - self._doubt[2] >= self.tracker.stable_s:
             return False
         self.camera.refresh()
         return True

@@ -5,13 +5,13 @@ import json
 
 import pytest
 
-from engine import Board, Piece, Side
+from engine import Piece
 
 from kiosk.cli import main as cli_main
 from kiosk.faults import FAULT_KINDS, parse_faults
 from kiosk.inventory import InventoryFile, StorageInventory
 from kiosk.journal import Journal, read_records
-from kiosk.ports import Slot, Transfer
+from kiosk.ports import Slot
 from kiosk.reconcile import apply_transfer, diff_squares, reconcile
 from kiosk.states import State, check_transition
 

@@ -35,6 +35,7 @@ import itertools
 import math
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Sequence
 
 import numpy as np
 
@@ -98,7 +99,8 @@ def classes_of(pieces: dict[int, Piece], size: int) -> np.ndarray:
     return out
 
 
-def observation_of(pieces: dict[int, Piece], size: int, confidence: "np.ndarray | list[float] | None" = None) -> np.ndarray:
+def observation_of(pieces: dict[int, Piece], size: int,
+                   confidence: "np.ndarray | Sequence[float] | None" = None) -> np.ndarray:
     """Per-square class probabilities for squares known only as their likeliest class (and its
     probability): that class gets the confidence, the other classes share the rest."""
     classes = classes_of(pieces, size)
@@ -218,7 +220,9 @@ def _slide(board: Board, fix: dict[int, Piece | None],
     if len(fix) != 2 or len(vanished) != 1 or len(appeared) != 1:
         return None, None
     src, dst = vanished[0], appeared[0]
-    if int(observed[dst]) != int(SquareClass.from_letter(fix[src].value)):
+    piece = fix[src]
+    assert piece is not None
+    if int(observed[dst]) != int(SquareClass.from_letter(piece.value)):
         return None, None
     return Move(src, dst), explain_illegal(board, src, dst)
 
