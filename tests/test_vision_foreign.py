@@ -118,7 +118,7 @@ def test_a_game_is_never_misread_when_a_piece_is_only_half_there():
     reading = BoardReader(config, "board-11").read(image)
     inf = read_move(board, reading.probabilities)
     assert inf.verdict is not Verdict.MOVE
-    assert defender in inf.differing
+    assert defender in inf.fix
 
 
 def test_frame_adaptation_follows_a_board_whose_pieces_look_unlike_the_model():

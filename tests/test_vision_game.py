@@ -49,7 +49,7 @@ def test_replayed_game_is_read_back_move_by_move():
         res = read_move(board, reading.probabilities)
         assert res.verdict is Verdict.MOVE, (ply, text, res)
         assert res.move == recorded, (ply, text, res.move_otn)
-        assert set(res.captures) == set(caps) and res.captures_pending == ()
+        assert set(res.captures) == set(caps) and res.left_on_board == ()
         captures_seen += len(caps)
         board.push(res.move)
         assert reading.position == board.position_otn(), ply
@@ -76,7 +76,7 @@ def test_a_frame_showing_a_move_and_a_forgotten_capture():
     frame = render_frame(shown, "board-11", seed=777, condition="museum")
     res = read_move(board, BoardReader(board="board-11").read(frame.image).probabilities)
     assert res.verdict is Verdict.MOVE and res.move == mv
-    assert set(res.captures_pending) == set(caps)
+    assert set(res.left_on_board) == set(caps)
 
 
 def test_a_frame_with_a_piece_knocked_off_is_a_mismatch():
@@ -87,4 +87,4 @@ def test_a_frame_with_a_piece_knocked_off_is_a_mismatch():
     frame = render_frame(shown, "board-11", seed=778, condition="museum")
     res = read_move(board, BoardReader(board="board-11").read(frame.image).probabilities)
     assert res.verdict is Verdict.MISMATCH and not res.accepted
-    assert res.differing == [gone]
+    assert list(res.fix) == [gone]
