@@ -116,5 +116,5 @@ class BoardWatch:
             return
         try:
             self.camera.confirm(self.reading, squares)
-        except Exception:   # noqa: BLE001 - learning is an improvement, never a failure
+        except Exception:   # learning is an improvement, never a failure
             log.exception("camera confirm failed")

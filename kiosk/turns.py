@@ -178,6 +178,7 @@ class Turns:
             raise RuntimeError(f"engine replied with an illegal move {move_otn}")
         captures = tuple(board.captures_of(move))
         robot_piece = board.piece_at(move.from_sq)
+        assert robot_piece is not None          # a legal move moves a piece
         jobs = c.jobs
         inv = StorageInventory(dict(jobs.ensure_inventory(board.pieces()).slots))
         plan: list[Transfer] = []
@@ -188,7 +189,9 @@ class Turns:
             plan += jobs.park(inv, sq, piece)
         plan.append(Transfer(move.from_sq, move.to_sq, robot_piece, "move"))
         for sq in captures:
-            plan += jobs.park(inv, sq, robot_piece if sq == move.to_sq else board.piece_at(sq))
+            taken = robot_piece if sq == move.to_sq else board.piece_at(sq)
+            assert taken is not None            # a capture takes a piece
+            plan += jobs.park(inv, sq, taken)
         c.record("robot_move", move=board.move_to_otn(move), captures=list(captures),
                   plan=[t.to_json() for t in plan])
         c.teacher.robot_moved(board, move)          # why (before it is played): kiosk/teaching.py
