@@ -7,10 +7,12 @@ plays that moment on rendered frames of the held-out renderer
 board (the pieces are moved under it), the arm pulled back off the board,
 then the still board. Frames come at 30 fps of simulated time; every frame
 is read by vision.reader.BoardReader as the kiosk does (markers tracked from
-the last frame, one OpenCV thread), fed to vision.stability.StabilityTracker
-with the configured still time (`camera.stable_s`), and each still period's
-fused reading goes to vision.inference.MoveInferrer against the position
-before the move. A frame that takes longer to read than the frame interval
+the last frame, one OpenCV thread) and fed to vision.stability.StabilityTracker
+with the configured still time (`camera.stable_s`); on every frame while the
+board is still, the still frames' fused reading goes to the one move reader,
+vision.inference.read_move, against the position before the move, exactly as
+the kiosk's turn does (kiosk/turns.py): the first MOVE verdict confirms, an
+unsure one waits for more still frames. A frame that takes longer to read than the frame interval
 makes the reader skip the frames that arrived meanwhile, as a live camera
 would; the confirming frame's reading time counts in the latency. Reading
 time is CPU time of this process (the kiosk's one core), so other programs
@@ -59,6 +61,8 @@ class LatencyResult:
     frames_read: int = 0
     frames_skipped: int = 0
     read_ms: list[float] = field(default_factory=list)
+    held_why: dict[str, int] = field(default_factory=dict)   # not confirmed: the last frame's state
+    unsure_frames: int = 0     # still frames whose fused reading did not yet confirm the move
 
 
 def _off_board(hand: foreign_renderer.HandPose, width: float) -> bool:
@@ -66,7 +70,7 @@ def _off_board(hand: foreign_renderer.HandPose, width: float) -> bool:
 
 
 def one_trial(condition: str, scene_seed: int, board: Board, move, res: LatencyResult, config, stable_s: float) -> None:
-    from vision.inference import MoveInferrer, Verdict
+    from vision.inference import Verdict, read_move
     from vision.localise import NotReadable
     from vision.reader import BoardReader
     from vision.stability import StabilityTracker
@@ -89,8 +93,8 @@ def one_trial(condition: str, scene_seed: int, board: Board, move, res: LatencyR
     except NotReadable:
         pass
     tracker = StabilityTracker(stable_s)
-    inferrer = MoveInferrer()
     t_leave = None
+    last = "no frame"
     busy_until = 0.0
     k = 0
     while True:
@@ -106,6 +110,7 @@ def one_trial(condition: str, scene_seed: int, board: Board, move, res: LatencyR
             t_leave = t
         if t_leave is not None and t - t_leave > GIVE_UP_S:
             res.held += 1
+            res.held_why[last] = res.held_why.get(last, 0) + 1
             return
         if t < busy_until:
             res.frames_skipped += 1
@@ -113,25 +118,30 @@ def one_trial(condition: str, scene_seed: int, board: Board, move, res: LatencyR
         image = foreign_renderer.expose(scene, k, hand=pose, onlooker_seed=scene_seed)
         t0 = time.process_time()
         try:
-            reading = reader.read(image)
-            status = tracker.update(t, reading)
+            tracker.update(t, reader.read(image))
+            last = "settling"
         except NotReadable as exc:
-            status = tracker.unreadable(t, str(exc))
+            tracker.unreadable(t, str(exc))
+            last = str(exc)
         read_s = time.process_time() - t0
         res.read_ms.append(read_s * 1000)
         res.frames_read += 1
         busy_until = t + read_s
-        if status.event is None:
+        still = tracker.still()
+        if still is None:
             continue
-        inf = inferrer.infer(board, status.event.reading.probabilities)
+        inf = read_move(board, still.probabilities)
+        busy_until = t + time.process_time() - t0        # the move reader's time counts too
         if inf.verdict is Verdict.MOVE:
             if inf.move == move:
                 res.right += 1
-                res.latencies.append(t + read_s - (t_leave if t_leave is not None else t))
+                res.latencies.append(busy_until - (t_leave if t_leave is not None else t))
             else:
                 res.wrong += 1
             return
-        # a still period that did not confirm the move: the next one may
+        res.unsure_frames += 1
+        last = inf.verdict.value
+        # not yet sure: the next still frames, fused, may be
 
 
 def run(condition: str, trials: int, seed0: int, stable_s: float | None = None) -> LatencyResult:
@@ -170,9 +180,12 @@ def report(res: LatencyResult, condition: str, stable_s: float) -> str:
     if len(lat):
         line += f"median {np.median(lat):.2f} s, 95th percentile {np.percentile(lat, 95):.2f} s, max {lat.max():.2f} s; "
     line += f"confirmed right {res.right}, wrong {res.wrong}, not confirmed within {GIVE_UP_S:.0f} s {res.held}"
+    if res.held_why:
+        line += " (" + "; ".join(f"{k}: {v}" for k, v in sorted(res.held_why.items())) + ")"
     if res.read_ms:
         t = np.array(res.read_ms)
-        line += (f"\n  frames read {res.frames_read}, skipped while reading {res.frames_skipped}; "
+        line += (f"\n  frames read {res.frames_read}, skipped while reading {res.frames_skipped}, "
+                 f"still but not yet sure {res.unsure_frames}; "
                  f"read time median {np.median(t):.1f} ms, 95th percentile {np.percentile(t, 95):.1f} ms")
     return line
 

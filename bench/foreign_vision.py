@@ -213,13 +213,11 @@ def score_games(condition: str, plies: int, seed0: int = 0, first_game: int = 0,
     """Real games, ply by ply, on one foreign scene per game; every move inferred back."""
     from vision.cli import _config
     from vision.bench import recorded_plies, score_ply
-    from vision.inference import MoveInferrer
     from vision.localise import NotReadable
     from vision.reader import BoardReader
     config = config if config is not None else _config(None)
     games = load_games()
     res = GameScore()
-    inferrer = MoveInferrer()
     g = first_game
     while res.plies < plies and g < len(games):
         moves = games[g]
@@ -241,7 +239,7 @@ def score_games(condition: str, plies: int, seed0: int = 0, first_game: int = 0,
                 break
             image = foreign_renderer.render("board-11", after.position_otn(), seed=ply, condition=condition,
                                             config=config, scene_seed=scene)
-            wrong = score_ply(reader, inferrer, board, move, after, image, res, learn=learn)
+            wrong = score_ply(reader, board, move, after, image, res, learn=learn)
             if wrong is not None:
                 res.wrong_detail.append(f"game {g} ply {ply}: played {text}, accepted {wrong.move_otn} "
                                         f"(margin {wrong.margin:.1f})")

@@ -102,7 +102,7 @@ class CameraConfig:
     height: int = 720
     fps: int = 30
     distance_mm: float = 700.0           # lens to board (600-800 mm); used only while uncalibrated
-    stable_s: float = 0.5                # still time before a reading counts (vision/stability.py; bench/confirm_latency.py)
+    stable_s: float = 0.3                # still time after the hand left before a reading counts (vision/stability.py; bench/confirm_latency.py)
     camera_matrix: list[list[float]] = field(default_factory=list)   # empty = not calibrated
     distortion: list[float] = field(default_factory=list)
     calibration_size: tuple[int, int] = (0, 0)   # frame size camera_matrix was measured at; (0, 0) = unknown

@@ -14,9 +14,9 @@ import logging
 from typing import TYPE_CHECKING
 
 from engine import Outcome
+from vision.inference import Verdict, pieces_of, read_move
 
 from kiosk import notices
-from kiosk.move_reading import read_visitor_move
 from kiosk.reconcile import diff_squares
 from kiosk.states import State
 
@@ -44,14 +44,15 @@ def camera_agrees(c: "GameController") -> bool | None:
     s = c.session
     if s is None:
         return True
-    squares = c.watch.stable()
-    if squares is None:
+    still = c.watch.still()
+    if still is None:
         return None
+    squares = pieces_of(still.probabilities)
     board = s.board
     diff = diff_squares(squares, board.pieces())
     goal = c.jobs.goal
     if not diff or (c.state == State.VISITOR_TURN and
-                    read_visitor_move(board, squares, s.leftovers).kind == "move") or (
+                    read_move(board, still.probabilities, s.leftovers).verdict is Verdict.MOVE) or (
             goal is not None and (goal.scope is None or set(diff) <= goal.scope)):
         log.info("%s: the camera agrees with the game rebuilt from the damaged journal: resuming at ply %d",
                  c.journal.path, len(board.move_stack))

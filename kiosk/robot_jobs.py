@@ -18,6 +18,7 @@ from calibration.config import Config
 from engine import Piece, square_name
 from robot.layout import TableLayout
 from robot.planner import MotionPlanner
+from vision.inference import pieces_of
 
 from kiosk.activity import IDLE_ACTIVITY, ActivityCode, RobotActivity, activity_for
 from kiosk.board_watch import BoardWatch
@@ -129,9 +130,11 @@ class RobotJobs:
         if self.gantry.busy:
             goal.not_before = self.clock()     # e.g. a resign mid-move: look once the gantry stops
             return
-        observed = self.watch.stable(goal.not_before)
-        if observed is None:
+        # the first still frames taken after the gantry stopped (or the goal began)
+        still = self.watch.still(goal.not_before)
+        if still is None:
             return
+        observed = pieces_of(still.probabilities)
         if self.planner is None:
             self.use_board(self.board_name or self.config.board)
         if self.resume_plan:
@@ -140,7 +143,7 @@ class RobotJobs:
         if goal.phase == Phase.VERIFY:
             self.unbook_failures(observed, goal.last_plan)
         diff = diff_squares(observed, goal.target)
-        if diff and (self.watch.unsure(observed, goal.target) or not self.watch.seen_twice()):
+        if diff and self.watch.unsure(still, observed, goal.target):
             return
         if not diff:
             self._reached(goal, observed)

@@ -120,7 +120,7 @@ class StaffOps:
         """Staff put the missing pieces (from the tray, the floor) into storage: the kiosk
         counts storage again as holding every piece it does not see on the board."""
         c = self.c
-        observed = c.watch.stable() or c.watch.still.latest() or {}
+        observed = c.watch.stable() or c.watch.latest() or {}
         variant = c.current_variant()
         c.record("staff_pieces_back", variant=variant)
         c.jobs.recount_storage(observed, variant)

@@ -10,16 +10,15 @@ import logging
 from typing import TYPE_CHECKING
 
 from engine import Move, square_name
+from vision.inference import MoveReading, Verdict, read_move
 
 from kiosk.inventory import StorageInventory
-from kiosk.move_reading import VisitorReading, read_visitor_move
 from kiosk.ports import Transfer
 from kiosk.robot_jobs import Goal
 from kiosk.states import Phase, Purpose, State
 
 if TYPE_CHECKING:
     from kiosk.controller import GameController
-    from vision.inference import MoveInferrer
 
 log = logging.getLogger("kiosk.turns")
 
@@ -28,8 +27,9 @@ class Turns:
     def __init__(self, controller: "GameController") -> None:
         self.c = controller
         self._request = 0
-        self._inferrer: MoveInferrer | None = None
         self._checking_key: tuple | None = None
+        self._read_key: tuple | None = None
+        self._reading: MoveReading | None = None
         self.checking_move: Move | None = None
         self.thinking_since: float | None = None
 
@@ -61,88 +61,83 @@ class Turns:
             self.c.set_state(State.GAME_OVER)
 
     # -- the visitor's move ------------------------------------------------------
-    def _vision_move(self) -> VisitorReading | None:
-        """The vision package's verdict from the class probabilities, when it is sure."""
+    def _read(self, probabilities) -> MoveReading:
+        """The one move reader (vision.inference.read_move) on the known position."""
         s = self.c.session
-        probs = self.c.watch.probabilities()
-        if probs is None or s is None or s.leftovers:
-            return None
-        try:
-            from vision.inference import MoveInferrer, Verdict
-        except ImportError:
-            return None
-        if self._inferrer is None:
-            self._inferrer = MoveInferrer()
-        inf = self._inferrer.infer(s.board, probs)
-        if inf.verdict is Verdict.MOVE and inf.move is not None and inf.move.to_sq not in inf.captures:
-            return VisitorReading("move", inf.move, tuple(inf.captures), tuple(inf.captures_pending))
-        if inf.verdict in (Verdict.UNCHANGED, Verdict.AMBIGUOUS):
-            return VisitorReading("none")
-        return None
+        assert s is not None
+        return read_move(s.board, probabilities, s.leftovers)
 
     def update_checking(self) -> None:
         """The move the camera sees right now, before the board is still: the screen shows it
         at once, marked "checking" (issue 13 point 4)."""
         c, s = self.c, self.c.session
-        squares = c.watch.still.squares
-        key = (squares, len(s.board.move_stack)) if s is not None else None
+        key = (c.watch.reading.seq if c.watch.reading is not None else None,
+               len(s.board.move_stack) if s is not None else None, c.state)
         if key == self._checking_key:
             return
         self._checking_key = key
         self.checking_move = None
-        latest = c.watch.still.latest()
+        latest = c.watch.latest_probabilities()
         if s is None or latest is None or c.state != State.VISITOR_TURN:
             return
-        result = read_visitor_move(s.board, latest, s.leftovers)
-        if result.kind == "move":
+        result = self._read(latest)
+        if result.verdict is Verdict.MOVE:
             self.checking_move = result.move
 
     def watch_visitor(self) -> None:
+        """Confirm the visitor's move from the first still frames after the hand left, or say
+        what to put right; a reading in doubt gets fresh pictures first, never a guess."""
         c, s = self.c, self.c.session
-        squares = c.watch.stable()
-        if squares is None or s is None:
+        still = c.watch.still()
+        if still is None or s is None:
             self.update_checking()
             return
-        result = read_visitor_move(s.board, squares, s.leftovers)
-        if result.kind != "move":
-            sure = self._vision_move()
-            if sure is not None and sure.kind == "move":
-                result = sure
-            elif result.kind != "none" and c.watch.unsure(squares, s.board.pieces()):
-                return
-        if result.kind != "none" and not c.watch.seen_twice():
+        key = (still.since, still.frames, len(s.board.move_stack), tuple(sorted(s.leftovers)))
+        if key != self._read_key:
+            self._read_key, self._reading = key, self._read(still.probabilities)
+        result = self._reading
+        assert result is not None
+        if result.verdict is Verdict.AMBIGUOUS and c.watch.ask_again(still):
             self.update_checking()
             return
-        if result.kind == "none":
+        if result.verdict is Verdict.MOVE:
+            self._take_visitor_move(result)
+            return
+        if result.verdict is Verdict.UNCHANGED or not result.fix:
             self.checking_move = None
             if c.state == State.FIX_BOARD:
                 c.record("board_fixed")
                 c.set_state(State.VISITOR_TURN)
             return
-        if result.kind in ("illegal", "mismatch"):
-            self.checking_move = None
-            if c.state == State.FIX_BOARD and result.fix == c.fix_squares:
-                return
-            c.record("fix_board", fix={square_name(q, s.board.size): (p.value if p else None)
-                                        for q, p in result.fix.items()},
-                      message=result.message, **({"tried": result.move.otn(s.board.size)} if result.move else {}))
-            if c.state != State.FIX_BOARD:
-                c.set_state(State.FIX_BOARD)
-            c.fix_squares = dict(result.fix)
-            c.message, c.message_args = result.message, dict(result.message_args)
+        # a change no legal move explains (or, after looking again, still in doubt): put it right
+        self.checking_move = None
+        if c.state == State.FIX_BOARD and result.fix == c.fix_squares:
             return
-        self._take_visitor_move(result, squares)
+        size = s.board.size
+        if result.tried is not None and result.reason is not None:
+            message = f"illegal_move.{result.reason.value}"
+            args = {"from": square_name(result.tried.from_sq, size), "to": square_name(result.tried.to_sq, size)}
+        else:
+            message, args = "fix_board.mismatch", {"count": str(len(result.fix))}
+        c.record("fix_board", fix={square_name(q, size): (p.value if p else None) for q, p in result.fix.items()},
+                 message=message, **({"tried": result.tried.otn(size)} if result.tried else {}))
+        if c.state != State.FIX_BOARD:
+            c.set_state(State.FIX_BOARD)
+        c.fix_squares = dict(result.fix)
+        c.message, c.message_args = message, args
 
-    def _take_visitor_move(self, result: VisitorReading, squares: dict) -> None:
+    def _take_visitor_move(self, result: MoveReading) -> None:
         c, s = self.c, self.c.session
         assert s is not None and result.move is not None
         self.checking_move = None
-        c.watch.confirm(squares)
         c.record("visitor_move", move=s.board.move_to_otn(result.move), captures=list(result.captures),
                   left=list(result.left_on_board))
         s.play(result.move)
         for sq in result.left_on_board:
             s.leftovers[sq] = s.captured_piece(sq)
+        # the reader learns the position it was right about: the board after the move, and
+        # the captured pieces left standing
+        c.watch.confirm({**s.board.pieces(), **s.leftovers})
         self.next_turn()
         if s.leftovers and c.state in (State.THINKING, State.VISITOR_TURN):
             # the robot will park them (the referee between two turns); the screen says so
@@ -193,9 +188,9 @@ class Turns:
         jobs = c.jobs
         inv = StorageInventory(dict(jobs.ensure_inventory(board.pieces()).slots))
         plan: list[Transfer] = []
-        latest = c.watch.still.squares
+        latest = c.watch.latest()
         for sq, piece in sorted(s.leftovers.items()):
-            if latest is not None and latest[sq] is None:
+            if latest is not None and sq not in latest:
                 continue          # the visitor took it away meanwhile
             plan += jobs.park(inv, sq, piece)
         plan.append(Transfer(move.from_sq, move.to_sq, robot_piece, "move"))

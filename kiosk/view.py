@@ -92,6 +92,6 @@ def build_view(c: "GameController") -> ControllerView:
         resetting=goal is not None and goal.purpose == Purpose.RESET,
         attendance=c.attendance.code(c.state, c.clock(), c.watch.last_sign_of_life),
         staff_notice=c.notice,
-        missing=c.jobs.missing(c.watch.still.latest(), c.current_variant()),
+        missing=c.jobs.missing(c.watch.latest(), c.current_variant()),
         teaching=c.teacher.view(c.engine, board),
         exhibit=c.exhibit.view())

@@ -8,10 +8,13 @@ stay the same with a real camera or a rendered one.
 - `VisionFrameReader`: frame -> CameraReading through the vision reader
   (markers, homography, hand check, per-square class probabilities).
 - `SimFrameSource`: renders the simulated world through the vision renderer,
-  from one fixed camera pose (a mounted camera), a new sensor-noise seed per
-  frame; a hand over the table is drawn as the renderer's arm. A scene that
-  has not changed is not rendered again at the camera's full rate: a still
-  board gives a new frame every `still_period_s` (rendering costs ~0.5 s of CPU).
+  from one fixed camera pose (a mounted camera); a hand over the table is
+  drawn as the renderer's arm. Each scene (the pieces, a hand) is rendered
+  once (rendering costs ~0.5 s of CPU) and every frame of it gets new sensor
+  noise: the room's light does not jump from frame to frame, so the
+  stability tracker's picture comparison (vision/stability.py) sees a still
+  board as still. A still scene gives a new frame every `still_period_s`,
+  or at once when the controller asks (`refresh`).
 - `UvcFrameSource`: the real camera (vision.sources.CameraSource), reopened
   when it disappears (unplugged and back).
 """
@@ -92,7 +95,7 @@ class SimFrameSource:
 
     def __init__(self, world: WorldView, config: Config, *, seed: int = 0, condition: str = "museum",
                  still_period_s: float = 2.0, frame_period_s: float = 0.1, settle_s: float = 0.12,
-                 render_hands: bool = True, busy: Callable[[], bool] | None = None,
+                 render_hands: bool = True, noise_sigma: float = 2.0, busy: Callable[[], bool] | None = None,
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep, fixed_look: bool = False) -> None:
         self.world, self.config = world, config
@@ -112,6 +115,10 @@ class SimFrameSource:
         self.fixed_look = fixed_look
         self._looks: dict[str, dict] = {}
         self._frame_no = 0
+        self._scene_no = 0
+        self._scene_key: object = None
+        self._scene_image: np.ndarray | None = None
+        self.noise_sigma = noise_sigma
         self._last_key: object = None
         self._seen_key: object = None
         self._seen_since = 0.0
@@ -166,16 +173,28 @@ class SimFrameSource:
             self.sleep(self.frame_period_s / 2)
             return None
         self._frame_no += 1
-        hand_seed = int(snap.hand.until * 1000) if snap.hand is not None else 0
-        rendered = render_frame(snap.squares, snap.board_name,
-                                seed=self.seed * 1_000_003 + (hand_seed if snap.hand else self._frame_no),
-                                condition=self.condition, hand=snap.hand is not None, config=self.config,
-                                camera=self._camera(snap.board_name),
-                                board_look=self._looks.setdefault(snap.board_name, {}) if self.fixed_look else None)
-        self.frames_rendered += 1
+        if key != self._scene_key or self._scene_image is None:
+            # a new scene (a piece moved, a hand came or went): rendered once, its light drawn afresh
+            self._scene_no += 1
+            hand_seed = int(snap.hand.until * 1000) if snap.hand is not None else 0
+            rendered = render_frame(snap.squares, snap.board_name,
+                                    seed=self.seed * 1_000_003 + (hand_seed if snap.hand else self._scene_no),
+                                    condition=self.condition, hand=snap.hand is not None, config=self.config,
+                                    camera=self._camera(snap.board_name),
+                                    board_look=self._looks.setdefault(snap.board_name, {}) if self.fixed_look
+                                    else None)
+            self.frames_rendered += 1
+            self._scene_key, self._scene_image = key, rendered.image
+        # the same room and light from frame to frame; what changes is the sensor's noise
+        image = self._with_noise(self._scene_image)
         self._last_key, self._last_render = key, now
-        self._last_image = rendered.image
-        return Frame(snap.t, rendered.image)
+        self._last_image = image
+        return Frame(snap.t, image)
+
+    def _with_noise(self, image: np.ndarray) -> np.ndarray:
+        rng = np.random.default_rng((self.seed, self._frame_no))
+        noise = rng.normal(0.0, self.noise_sigma, image.shape[:2])[..., None]
+        return np.clip(image + noise, 0, 255).astype(np.uint8)
 
     def close(self) -> None:
         pass

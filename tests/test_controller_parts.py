@@ -1,4 +1,4 @@
-"""The controller's small parts: journal, reconciliation, reading the visitor's move, faults, CLI."""
+"""The controller's small parts: journal, reconciliation, faults, CLI."""
 from __future__ import annotations
 
 import json
@@ -6,13 +6,12 @@ import math
 
 import pytest
 
-from engine import Board, Piece, Side
+from engine import Piece
 
 from kiosk.cli import main as cli_main
 from kiosk.faults import FAULT_KINDS, parse_faults
 from kiosk.inventory import InventoryFile, StorageInventory
 from kiosk.journal import Journal, read_records
-from kiosk.move_reading import read_visitor_move
 from kiosk.ports import Slot
 from kiosk.reconcile import apply_transfer, diff_squares, park_slot, reconcile
 from kiosk.states import State, check_transition
@@ -83,43 +82,6 @@ def test_inventory_file_round_trip(tmp_path):
     f = InventoryFile(tmp_path)
     f.save("board-11", inv)
     assert f.load("board-11") == inv and f.load("board-9") is None
-
-
-def test_visitor_move_reading_legal_left_capture_illegal_and_mismatch():
-    board = Board("copenhagen")
-    start = board.pieces()
-    move = board.legal_moves[0]
-    after = dict(start)
-    after[move.to_sq] = after.pop(move.from_sq)
-    got = read_visitor_move(board, after)
-    assert got.kind == "move" and got.move == move
-    assert read_visitor_move(board, start).kind == "none"
-    # a defender moved on the attackers' turn
-    src = next(sq for sq, p in start.items() if p == Piece.DEFENDER and
-               any(m.from_sq == sq for m in Board.from_otn("copenhagen", board.position_otn(),
-                                                              turn=Side.DEFENDERS).legal_moves))
-    wrong = dict(start)
-    dst = next(m.to_sq for m in Board.from_otn("copenhagen", board.position_otn(), turn=Side.DEFENDERS).legal_moves
-               if m.from_sq == src)
-    wrong[dst] = wrong.pop(src)
-    got = read_visitor_move(board, wrong)
-    assert got.kind == "illegal" and got.message == "illegal_move.not_your_piece"
-    assert got.fix == {src: Piece.DEFENDER, dst: None}
-    two_gone = dict(start)
-    for sq in list(two_gone)[:2]:
-        del two_gone[sq]
-    assert read_visitor_move(board, two_gone).kind == "mismatch"
-
-
-def test_capture_left_standing_is_accepted():
-    # b2 t, c2 T, e2 t: the attacker from e2 to d2 captures the defender on c2
-    board = Board.from_otn("copenhagen", "/11/1tT1t6/11/11/11/5K5/11/11/11/11/11/", turn=Side.ATTACKERS)
-    cap = next(m for m in board.legal_moves if board.captures_of(m))
-    caps = board.captures_of(cap)
-    observed = dict(board.pieces())
-    observed[cap.to_sq] = observed.pop(cap.from_sq)              # the capture is NOT taken off
-    got = read_visitor_move(board, observed)
-    assert got.kind == "move" and got.move == cap and got.left_on_board == tuple(sorted(caps))
 
 
 def test_state_table_refuses_a_jump():

@@ -23,7 +23,7 @@ import foreign_renderer  # noqa: E402
 import foreign_vision  # noqa: E402
 from calibration.config import Config  # noqa: E402
 from engine import Board  # noqa: E402
-from vision.inference import MoveInferrer, Verdict  # noqa: E402
+from vision.inference import Verdict, read_move  # noqa: E402
 from vision.localise import NotReadable  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
 
@@ -75,7 +75,7 @@ def test_hard_foreign_frame_never_gives_a_wrong_move(k):
     except NotReadable as exc:
         assert str(exc) != "hand over board"          # no hand in this frame
         return
-    inf = MoveInferrer().infer(before, reading.probabilities)
+    inf = read_move(before, reading.probabilities)
     assert inf.verdict is not Verdict.MOVE or inf.move == move, inf.move_otn
 
 
@@ -116,9 +116,9 @@ def test_a_game_is_never_misread_when_a_piece_is_only_half_there():
     image = foreign_renderer.render("board-11", position_from_pieces(lifted, 11), seed=SEED0 + 12,
                                     condition="museum", scene_seed=SEED0 + 11)
     reading = BoardReader(config, "board-11").read(image)
-    inf = MoveInferrer().infer(board, reading.probabilities)
+    inf = read_move(board, reading.probabilities)
     assert inf.verdict is not Verdict.MOVE
-    assert defender in inf.differing
+    assert defender in inf.fix
 
 
 def test_frame_adaptation_follows_a_board_whose_pieces_look_unlike_the_model():

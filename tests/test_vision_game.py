@@ -10,7 +10,7 @@ import csv
 import pytest
 
 from engine import Board
-from vision.inference import MoveInferrer, Verdict
+from vision.inference import Verdict, read_move
 from vision.reader import BoardReader
 from vision.renderer import render_frame
 
@@ -34,7 +34,6 @@ def test_replayed_game_is_read_back_move_by_move():
     assert len(moves) == 30
     board = Board("copenhagen")
     reader = BoardReader(board="board-11")
-    inferrer = MoveInferrer()
     first = render_frame(_pieces(board), "board-11", seed=9000, condition="museum")
     camera = first.camera
     start = reader.read(first.image)
@@ -47,10 +46,10 @@ def test_replayed_game_is_read_back_move_by_move():
         caps = played.push(recorded)
         frame = render_frame(_pieces(played), "board-11", seed=9000 + ply, condition="museum", camera=camera)
         reading = reader.read(frame.image)
-        res = inferrer.infer(board, reading.probabilities)
+        res = read_move(board, reading.probabilities)
         assert res.verdict is Verdict.MOVE, (ply, text, res)
         assert res.move == recorded, (ply, text, res.move_otn)
-        assert set(res.captures) == set(caps) and res.captures_pending == ()
+        assert set(res.captures) == set(caps) and res.left_on_board == ()
         captures_seen += len(caps)
         board.push(res.move)
         assert reading.position == board.position_otn(), ply
@@ -75,9 +74,9 @@ def test_a_frame_showing_a_move_and_a_forgotten_capture():
     shown = _pieces(played)
     shown.update({sq: board.piece_at(sq).value for sq in caps})     # captured piece still standing
     frame = render_frame(shown, "board-11", seed=777, condition="museum")
-    res = MoveInferrer().infer(board, BoardReader(board="board-11").read(frame.image).probabilities)
+    res = read_move(board, BoardReader(board="board-11").read(frame.image).probabilities)
     assert res.verdict is Verdict.MOVE and res.move == mv
-    assert set(res.captures_pending) == set(caps)
+    assert set(res.left_on_board) == set(caps)
 
 
 def test_a_frame_with_a_piece_knocked_off_is_a_mismatch():
@@ -86,6 +85,6 @@ def test_a_frame_with_a_piece_knocked_off_is_a_mismatch():
     gone = next(sq for sq, p in shown.items() if p == "T")
     del shown[gone]                       # a defender removed: no legal attacker move does that
     frame = render_frame(shown, "board-11", seed=778, condition="museum")
-    res = MoveInferrer().infer(board, BoardReader(board="board-11").read(frame.image).probabilities)
+    res = read_move(board, BoardReader(board="board-11").read(frame.image).probabilities)
     assert res.verdict is Verdict.MISMATCH and not res.accepted
-    assert res.differing == [gone]
+    assert list(res.fix) == [gone]

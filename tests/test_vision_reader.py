@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from engine import Board
-from vision.inference import MoveInferrer, Verdict
+from vision.inference import Verdict, read_move
 from vision.labelled import random_position
 from vision.localise import NotReadable
 from vision.reader import BoardReader
@@ -75,7 +75,7 @@ def test_a_hand_over_the_board_is_refused_and_never_makes_a_move(readers):
             refused += 1
             continue
         # read anyway: whatever the hand hides must not turn into a move
-        assert MoveInferrer().infer(Board(variant), reading.probabilities).verdict is not Verdict.MOVE
+        assert read_move(Board(variant), reading.probabilities).verdict is not Verdict.MOVE
     assert refused >= 5
 
 

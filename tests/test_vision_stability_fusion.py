@@ -34,9 +34,10 @@ def test_a_square_that_flickers_is_reported_unsure_not_as_the_last_frame_said(re
         assert status.state is not StillState.MOVING    # unsure changes are not motion
         event = event or status.event
     assert event is not None and event.frames >= 15
-    fused = event.reading.probabilities[sq]
-    assert fused.max() < 0.7                             # unsure, so the move inference holds back
+    fused = event.probabilities[sq]
+    assert fused.max() < 0.7                             # unsure, so the move reader holds back
     assert event.reading.confidence[sq] < reading.confidence[sq]
+    assert tracker.still() is not None and tracker.still().frames == 30     # it goes on fusing
 
 
 def test_a_sure_change_restarts_the_still_time(reading):
@@ -60,3 +61,41 @@ def test_reset_ignores_frames_from_before_the_gantry_stopped(reading):
 def test_negative_still_time_is_refused():
     with pytest.raises(ValueError):
         StabilityTracker(stable_s=-1)
+
+
+def test_still_from_a_moment_fuses_only_the_frames_taken_since(reading):
+    """The kiosk checks the robot's move from the first still frames after the gantry stopped,
+    asking the tracker for the still board from that moment (the run itself goes on)."""
+    tracker = StabilityTracker(stable_s=0.2)
+    for i in range(30):
+        tracker.update(i / 30, reading)
+    assert tracker.still() is not None and tracker.still().frames == 30
+    assert tracker.still(not_before=0.9) is None                   # still for 0.07 s since then
+    for i in range(30, 37):
+        tracker.update(i / 30, reading)
+    got = tracker.still(not_before=0.9)
+    assert got is not None and got.since == 0.9 and got.frames == 10
+
+
+def test_one_picture_repeated_is_not_two(reading):
+    """A simulated still scene repeats its picture: the time counts, the picture once."""
+    tracker = StabilityTracker(stable_s=0.2)
+    tracker.update(0.0, reading)
+    for i in range(1, 20):
+        tracker.observe(i / 30, reading.probabilities, reading.rectified, fresh=False)
+    assert tracker.still() is None and tracker.waiting_for_pictures()
+    tracker.update(0.7, reading)
+    assert tracker.still() is not None and tracker.still().frames == 2
+
+
+def test_bare_probabilities_without_a_picture(reading):
+    """The kiosk's test cameras give squares only: a sure change is motion, a still board comes."""
+    tracker = StabilityTracker(stable_s=0.1)
+    probs = reading.probabilities
+    assert tracker.observe(0.0, probs).state is StillState.SETTLING
+    moved = probs.copy()
+    moved[5] = [0.0, 0.0, 1.0, 0.0]
+    assert tracker.observe(0.05, moved).state is StillState.MOVING
+    assert tracker.observe(0.1, moved).event is None
+    event = tracker.observe(0.2, moved).event
+    assert event is not None and event.reading is None and event.probabilities[5].argmax() == 2

@@ -8,7 +8,7 @@ from vision.localise import NotReadable
 from vision.reader import BoardReader
 from vision.renderer import render_frame
 from vision.sources import CameraSource, ImageFolderSource, RendererSource, VideoFileSource, frames, open_source
-from vision.stability import StabilityTracker
+from vision.stability import StabilityTracker, square_means
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +32,32 @@ def test_position_reported_once_after_stillness(start_frames):
         if status.event:
             events.append(t)
     assert len(events) == 1 and 0.7 <= events[0] < 0.8
+
+
+def test_sensor_noise_and_a_wobbling_homography_are_not_motion(start_frames):
+    """A mounted camera's frames of a still board differ by sensor noise and a fraction of a
+    pixel: still. A piece that moved is not (even before its square is read surely)."""
+    reader = BoardReader(board="board-11")
+    still, moved = start_frames
+    rng = np.random.default_rng(3)
+    tracker = StabilityTracker(stable_s=0.3)
+    states = []
+    for i in range(15):
+        dx, dy = rng.uniform(-0.5, 0.5, 2)
+        frame = cv2.warpAffine(still, np.float32([[1, 0, dx], [0, 1, dy]]), (still.shape[1], still.shape[0]),
+                               borderMode=cv2.BORDER_REPLICATE)
+        frame = np.clip(frame + rng.normal(0, 3, frame.shape), 0, 255).astype(np.uint8)
+        states.append(tracker.update(i / 30, reader.read(frame)).state)
+    assert "moving" not in states and states[-1] == "stable"
+    # a rectified board with a piece put down on one square: that square's patch changes, and only it
+    board = reader.read(still).rectified
+    n = board.shape[1]
+    rectified = cv2.warpAffine(board, np.float32([[1, 0, 0.3], [0, 1, -0.3]]), (n, n), borderMode=cv2.BORDER_REPLICATE)
+    before = square_means(board, 11)
+    pitch = n / 11
+    cv2.circle(rectified, (int(6.5 * pitch), int(4.5 * pitch)), int(0.4 * pitch), (40, 30, 25), -1)
+    change = np.abs(square_means(rectified, 11) - before)
+    assert list(zip(*np.nonzero(change > 4.0))) == [(4, 6)]
 
 
 def test_change_and_unreadable_restart_the_clock(start_frames):

@@ -123,7 +123,6 @@ def run_games(plies: int, condition: str, config: Config | None = None, seed0: i
     from pathlib import Path
 
     from engine import Board
-    from vision.inference import MoveInferrer
     from vision.renderer import render_frame
 
     config = config or Config()
@@ -131,7 +130,6 @@ def run_games(plies: int, condition: str, config: Config | None = None, seed0: i
     with open(path, newline="") as fh:
         games = [row[0].split() for row in csv.reader(fh) if row]
     res = GameBenchResult()
-    inferrer = MoveInferrer()
     game_no = 0
     while res.plies < plies and game_no < len(games):
         moves = games[game_no]
@@ -146,7 +144,7 @@ def run_games(plies: int, condition: str, config: Config | None = None, seed0: i
                 break
             frame = render_frame(pieces(after), "board-11", seed=seed + ply, condition=condition, config=config,
                                  camera=camera)
-            score_ply(reader, inferrer, board, move, after, frame.image, res)
+            score_ply(reader, board, move, after, frame.image, res)
     return res
 
 
@@ -168,7 +166,7 @@ def recorded_plies(board, moves: list[str]):
         yield ply, text, move, after
 
 
-def score_ply(reader: BoardReader, inferrer, board, move, after, image: np.ndarray, res,
+def score_ply(reader: BoardReader, board, move, after, image: np.ndarray, res,
               learn: bool = True):
     """One ply of a replayed game, counted into `res` (its plies, right, wrong, held).
 
@@ -178,7 +176,7 @@ def score_ply(reader: BoardReader, inferrer, board, move, after, image: np.ndarr
     is then advanced by the recorded move whatever was inferred, as the kiosk
     would after asking the visitor. Returns the inference when a WRONG move
     was accepted (for a report), else None."""
-    from vision.inference import Verdict
+    from vision.inference import Verdict, read_move
 
     res.plies += 1
     try:
@@ -187,7 +185,7 @@ def score_ply(reader: BoardReader, inferrer, board, move, after, image: np.ndarr
         res.held[str(exc)] = res.held.get(str(exc), 0) + 1
         board.push(move)
         return None
-    inf = inferrer.infer(board, reading.probabilities)
+    inf = read_move(board, reading.probabilities)
     wrong = None
     if inf.verdict is Verdict.MOVE:
         if inf.move == move:

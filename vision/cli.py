@@ -116,7 +116,7 @@ def cmd_watch(args) -> int:
                 status = tracker.update(t, reading)
             except NotReadable as exc:
                 status = tracker.unreadable(t, str(exc))
-            if status.event is not None:
+            if status.event is not None and status.event.reading is not None:      # (update() gives one)
                 position = status.event.reading.position
                 say(position)
             elif status.state in ("unreadable", "moving"):

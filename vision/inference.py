@@ -1,14 +1,33 @@
-"""Which legal move did the visitor make? The one whose result best explains the squares.
+"""What did the visitor do? The one move reader: the known position + the fused observation -> a verdict.
+
+`read_move(board, probabilities, leftovers)` is the only place that works
+out a move from the camera, for the kiosk (the visitor's move, and the
+"checking" move shown the moment it is seen), the resume check and the
+benchmarks. Its answer is one of:
+
+- MOVE: one legal move of the side to move explains the board, clearly;
+- UNCHANGED: the board still shows the known position;
+- AMBIGUOUS: the squares that would decide are read without enough
+  confidence (`unsure` names them); the caller looks again, never guesses;
+- MISMATCH: a confident change no legal move explains: `fix` says what
+  belongs on each differing square, and when one piece slid somewhere it
+  may not go, `tried` is that slide and `reason` why it is illegal.
 
 Each hypothesis is a complete board: "nothing changed yet", or a legal move
-of the side to move with its captures, where every captured piece may be
-already lifted off or still standing (visitors often forget, or the robot
-removes it). Its score is the log-likelihood of the observed per-square
-class probabilities; since a move changes only a few squares, scores are
-computed as differences from the unchanged board. A move is accepted only
-if it beats the best *different* move by a clear margin and no square
-contradicts it confidently; otherwise the kiosk is told which squares
-differ from the position it expected.
+with its captures, where every captured piece may be lifted off or still
+standing (visitors often forget; the robot parks it later). Pieces captured
+earlier that the visitor left standing (`leftovers`) may be there or gone.
+Its score is the log-likelihood of the observed per-square class
+probabilities; a move changes only a few squares, so scores are differences
+from the unchanged board. A move is accepted only if it beats the best
+*different* explanation by a clear margin and no square contradicts it
+confidently: a square read with little confidence (glare, a flickering
+frame) costs every hypothesis alike unless the move touches it, so it
+never makes a move, and it cannot hide one either.
+
+WHY one function: the kiosk used to compare argmax squares first and ask
+the probabilities only when that failed, with its own thresholds, so a
+doubtful reading that happened to look like a legal move was accepted.
 """
 from __future__ import annotations
 
@@ -16,44 +35,52 @@ import itertools
 import math
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Sequence
 
 import numpy as np
 
-from engine import Board, Move
+from engine import Board, Move, Piece
 from vision.position import SquareClass
 
 # A square's class probability is never taken as lower than this, so one
 # bad square costs a bounded amount (log 1e-4 = -9.2 nats) instead of -inf.
 PROBABILITY_FLOOR = 1e-4
+# nats the best explanation must beat the best different one by (e^6 = 400 to 1)
+MIN_MARGIN = 6.0
+# a square this sure of another class contradicts an explanation
+SURE = 0.9
 
 
 class Verdict(str, Enum):
     MOVE = "move"                 # one legal move explains the board, clearly
     UNCHANGED = "unchanged"       # the board still shows the position before the move
-    AMBIGUOUS = "ambiguous"       # two explanations are too close to call
-    MISMATCH = "mismatch"         # nothing legal explains the board
+    AMBIGUOUS = "ambiguous"       # the deciding squares are unsure: look again
+    MISMATCH = "mismatch"         # nothing legal explains the board: an illegal change
+
+
+class IllegalReason(str, Enum):
+    """Why one piece's slide is not allowed (the kiosk's i18n key `illegal_move.<value>`)."""
+
+    NOT_YOUR_PIECE = "not_your_piece"
+    NOT_STRAIGHT = "not_straight"
+    BLOCKED = "blocked"
+    RESTRICTED_SQUARE = "restricted_square"
+    RULE = "rule"
 
 
 @dataclass(frozen=True)
-class Hypothesis:
-    move: Move | None
-    left_on_board: tuple[int, ...]        # captured squares whose piece still stands
-    log_likelihood: float
-    label: str
-
-
-@dataclass
-class Inference:
+class MoveReading:
     verdict: Verdict
-    move: Move | None
-    move_otn: str | None
-    captures: tuple[int, ...]             # squares the move captures
-    captures_pending: tuple[int, ...]     # of those, still occupied on the board
-    log_likelihood: float
-    margin: float                         # nats over the best different explanation
-    runner_up: str | None
-    differing: list[int] = field(default_factory=list)   # observed != position before the move
-    unexplained: list[int] = field(default_factory=list) # observed confidently != best explanation
+    move: Move | None = None                  # MOVE: the move played
+    move_otn: str | None = None               # the best explanation's move in OTN (also when not accepted)
+    captures: tuple[int, ...] = ()            # squares the move captures
+    left_on_board: tuple[int, ...] = ()       # of those, still occupied on the board
+    unsure: tuple[int, ...] = ()              # AMBIGUOUS: squares read too unsurely to decide
+    fix: dict[int, Piece | None] = field(default_factory=dict)   # observed != known position -> what belongs there
+    tried: Move | None = None                 # MISMATCH: the one slide the board shows, if it is one
+    reason: IllegalReason | None = None       # ... and why it is illegal
+    margin: float = math.inf                  # nats over the best different explanation
+    runner_up: str | None = None
 
     @property
     def accepted(self) -> bool:
@@ -62,76 +89,161 @@ class Inference:
 
 def board_classes(board: Board) -> np.ndarray:
     """Class index per square of an engine position."""
-    out = np.zeros(board.size * board.size, np.int64)
-    for sq, piece in board.pieces().items():
+    return classes_of(board.pieces(), board.size)
+
+
+def classes_of(pieces: dict[int, Piece], size: int) -> np.ndarray:
+    out = np.zeros(size * size, np.int64)
+    for sq, piece in pieces.items():
         out[sq] = int(SquareClass.from_letter(piece.value))
     return out
 
 
-class MoveInferrer:
-    """Scores every legal move of the side to move against an observation."""
+def observation_of(pieces: dict[int, Piece], size: int,
+                   confidence: "np.ndarray | Sequence[float] | None" = None) -> np.ndarray:
+    """Per-square class probabilities for squares known only as their likeliest class (and its
+    probability): that class gets the confidence, the other classes share the rest."""
+    classes = classes_of(pieces, size)
+    conf = np.ones(size * size) if confidence is None or len(confidence) != size * size \
+        else np.clip(np.asarray(confidence, np.float64), 0.0, 1.0)
+    probs = np.repeat(((1.0 - conf) / (len(SquareClass) - 1))[:, None], len(SquareClass), axis=1)
+    probs[np.arange(size * size), classes] = conf
+    return probs
 
-    def __init__(self, min_margin: float = 6.0, contradiction: float = 0.9):
-        self.min_margin = min_margin            # nats: e^6 = 400 to 1
-        self.contradiction = contradiction      # a square this sure of another class breaks a hypothesis
 
-    def infer(self, board: Board, probabilities: np.ndarray) -> Inference:
-        size = board.size
-        probs = np.asarray(probabilities, np.float64)
-        if probs.shape != (size * size, len(SquareClass)):
-            raise ValueError(f"expected probabilities of shape {(size * size, len(SquareClass))}, got {probs.shape}")
-        logp = np.log(np.maximum(probs, PROBABILITY_FLOOR))
-        before = board_classes(board)
-        base = float(logp[np.arange(len(before)), before].sum())
-        empty = int(SquareClass.EMPTY)
+_PIECE_OF_CLASS: tuple[Piece | None, ...] = (None, Piece.ATTACKER, Piece.DEFENDER, Piece.KING)
 
-        hyps = [Hypothesis(None, (), base, "no move")]
-        for move in board.legal_moves:
-            mover = before[move.from_sq]
-            move_caps = tuple(board.captures_of(move))
-            delta = (logp[move.from_sq, empty] - logp[move.from_sq, mover]
-                     + logp[move.to_sq, mover] - logp[move.to_sq, empty])
-            label = board.move_to_otn(move)
-            for k in range(len(move_caps) + 1):
-                for kept in itertools.combinations(move_caps, k):
-                    d = delta + sum(logp[sq, empty] - logp[sq, before[sq]] for sq in move_caps if sq not in kept)
-                    hyps.append(Hypothesis(move, kept, base + d, label))
-        hyps.sort(key=lambda h: -h.log_likelihood)
-        best = hyps[0]
-        rival = next((h for h in hyps[1:] if h.move != best.move), None)
-        margin = best.log_likelihood - rival.log_likelihood if rival else math.inf
 
-        expected = before.copy()
-        caps: tuple[int, ...] = ()
-        if best.move is not None:
-            caps = tuple(board.captures_of(best.move))
-            expected[best.move.to_sq] = before[best.move.from_sq]
-            expected[best.move.from_sq] = empty
-            for sq in caps:
-                if sq not in best.left_on_board:
-                    expected[sq] = empty
-        observed = probs.argmax(1)
-        sure = probs.max(1) >= self.contradiction
-        unexplained = [int(sq) for sq in np.nonzero((observed != expected) & sure)[0]]
-        differing = [int(sq) for sq in np.nonzero(observed != before)[0]]
+def pieces_of(probabilities: np.ndarray) -> dict[int, Piece]:
+    """The likeliest piece on every square that holds one."""
+    out: dict[int, Piece] = {}
+    for sq, c in enumerate(np.asarray(probabilities).argmax(1)):
+        piece = _PIECE_OF_CLASS[int(c)]
+        if piece is not None:
+            out[sq] = piece
+    return out
 
-        if unexplained:
-            verdict = Verdict.MISMATCH
-        elif margin < self.min_margin:
-            verdict = Verdict.AMBIGUOUS
-        elif best.move is None:
-            verdict = Verdict.UNCHANGED
-        else:
-            verdict = Verdict.MOVE
-        return Inference(
-            verdict=verdict,
-            move=best.move if verdict is Verdict.MOVE else None,
-            move_otn=board.move_to_otn(best.move) if best.move is not None else None,
-            captures=caps,
-            captures_pending=best.left_on_board,
-            log_likelihood=best.log_likelihood,
-            margin=margin,
-            runner_up=rival.label if rival else None,
-            differing=differing,
-            unexplained=unexplained,
-        )
+
+def read_move(board: Board, probabilities: np.ndarray, leftovers: dict[int, Piece] | None = None, *,
+              min_margin: float = MIN_MARGIN, sure: float = SURE) -> MoveReading:
+    """The verdict on `probabilities` (squares x 4: empty, attacker, defender, king) against `board`,
+    whose side to move is the one that moved (see the module docstring)."""
+    size = board.size
+    probs = np.asarray(probabilities, np.float64)
+    if probs.shape != (size * size, len(SquareClass)):
+        raise ValueError(f"expected probabilities of shape {(size * size, len(SquareClass))}, got {probs.shape}")
+    leftovers = dict(leftovers or {})
+    logp = np.log(np.maximum(probs, PROBABILITY_FLOOR))
+    before = board_classes(board)
+    empty = int(SquareClass.EMPTY)
+    lp = logp.tolist()
+    # each square's term in the unchanged board; a leftover may stand or be gone
+    left_class = {sq: int(SquareClass.from_letter(p.value)) for sq, p in leftovers.items() if before[sq] == empty}
+    base_term = [lp[sq][int(c)] for sq, c in enumerate(before)]
+    for sq, c in left_class.items():
+        base_term[sq] = max(lp[sq][empty], lp[sq][c])
+    base = float(sum(base_term))
+
+    # (score, move, kept captures, the squares the hypothesis sets -> class, the position it makes)
+    hyps: list[tuple[float, Move | None, tuple[int, ...], dict[int, int], frozenset]] = [
+        (base, None, (), {}, frozenset())]
+    for move in board.legal_moves:
+        mover = int(before[move.from_sq])
+        caps = tuple(board.captures_of(move))
+        # the position after the move, as changes to the one before: two moves that make the
+        # same position (a mover that dies on either of two squares) are one explanation
+        made = {move.from_sq: empty, move.to_sq: empty if move.to_sq in caps else mover}
+        made.update({sq: empty for sq in caps})
+        position = frozenset((sq, c) for sq, c in made.items() if c != before[sq])
+        for k in range(len(caps) + 1):
+            for kept in itertools.combinations(caps, k):
+                want = {move.from_sq: empty, move.to_sq: mover}
+                for sq in caps:
+                    # kept: still standing (the mover itself, if stopping there killed it)
+                    want[sq] = (mover if sq == move.to_sq else int(before[sq])) if sq in kept else empty
+                score = base + sum(lp[sq][c] - base_term[sq] for sq, c in want.items())
+                hyps.append((score, move, kept, want, position))
+    hyps.sort(key=lambda h: -h[0])
+    best_score, best_move, best_kept, best_want, best_position = hyps[0]
+    rival = next((h for h in hyps[1:] if h[4] != best_position), None)
+    margin = best_score - rival[0] if rival is not None else math.inf
+    runner_up = (board.move_to_otn(rival[1]) if rival[1] is not None else "no move") if rival is not None else None
+
+    observed = probs.argmax(1)
+    confident = probs.max(1) >= sure
+    expected = before.copy()
+    for sq, c in best_want.items():
+        expected[sq] = c
+    either = {sq for sq in left_class if sq not in best_want}      # a leftover the move did not touch
+    unexplained = [sq for sq in range(size * size) if confident[sq] and observed[sq] != expected[sq]
+                   and not (sq in either and observed[sq] in (empty, left_class[sq]))]
+    caps = tuple(board.captures_of(best_move)) if best_move is not None else ()
+    move_otn = board.move_to_otn(best_move) if best_move is not None else None
+    fix = _fix(board, observed, left_class)
+
+    if unexplained:
+        tried, reason = _slide(board, fix, observed)
+        return MoveReading(Verdict.MISMATCH, None, move_otn, caps, tuple(sorted(best_kept)), fix=fix,
+                           tried=tried, reason=reason, margin=margin, runner_up=runner_up)
+    if margin < min_margin:
+        deciding = set(best_want) | (set(rival[3]) if rival is not None else set())
+        unsure = tuple(sorted(sq for sq in deciding if not confident[sq]))
+        return MoveReading(Verdict.AMBIGUOUS, None, move_otn, caps, tuple(sorted(best_kept)), unsure=unsure,
+                           fix=fix, margin=margin, runner_up=runner_up)
+    if best_move is None:
+        return MoveReading(Verdict.UNCHANGED, margin=margin, runner_up=runner_up)
+    return MoveReading(Verdict.MOVE, best_move, move_otn, caps, tuple(sorted(best_kept)),
+                       margin=margin, runner_up=runner_up)
+
+
+def _fix(board: Board, observed: np.ndarray, left_class: dict[int, int]) -> dict[int, Piece | None]:
+    """Squares whose likeliest class differs from the known position -> what belongs there
+    (a leftover square, standing or gone, is not a difference)."""
+    known = board.pieces()
+    out: dict[int, Piece | None] = {}
+    for sq, c in enumerate(observed):
+        want = known.get(sq)
+        if int(c) == int(SquareClass.from_letter(want.value if want else None)):
+            continue
+        if sq in left_class and int(c) == left_class[sq]:
+            continue
+        out[sq] = want
+    return out
+
+
+def _slide(board: Board, fix: dict[int, Piece | None],
+           observed: np.ndarray) -> tuple[Move | None, IllegalReason | None]:
+    """One piece gone from one square and the same kind on another: the slide tried, and why not."""
+    empty = int(SquareClass.EMPTY)
+    vanished = [sq for sq, want in fix.items() if want is not None and observed[sq] == empty]
+    appeared = [sq for sq, want in fix.items() if want is None]
+    if len(fix) != 2 or len(vanished) != 1 or len(appeared) != 1:
+        return None, None
+    src, dst = vanished[0], appeared[0]
+    piece = fix[src]
+    assert piece is not None
+    if int(observed[dst]) != int(SquareClass.from_letter(piece.value)):
+        return None, None
+    return Move(src, dst), explain_illegal(board, src, dst)
+
+
+def explain_illegal(board: Board, src: int, dst: int) -> IllegalReason:
+    """Why sliding src -> dst is not allowed here."""
+    piece = board.piece_at(src)
+    if piece is None:
+        return IllegalReason.RULE
+    if piece.side != board.turn:
+        return IllegalReason.NOT_YOUR_PIECE
+    size = board.size
+    (r0, f0), (r1, f1) = divmod(src, size), divmod(dst, size)
+    if r0 != r1 and f0 != f1:
+        return IllegalReason.NOT_STRAIGHT
+    step = (1 if f1 > f0 else -1 if f1 < f0 else 0) + size * (1 if r1 > r0 else -1 if r1 < r0 else 0)
+    sq = src + step
+    while sq != dst:
+        if board.piece_at(sq) is not None:
+            return IllegalReason.BLOCKED
+        sq += step
+    if any(m.from_sq == src for m in board.legal_moves):
+        return IllegalReason.RESTRICTED_SQUARE
+    return IllegalReason.RULE

@@ -1,70 +1,100 @@
-"""Report a position once the board has been still for a short time, fused over the still frames.
+"""Is the board still? A position once it has been still for a short time, fused over the still frames.
 
 WHY: a visitor's hand moves pieces, hovers, comes back; the robot's pieces
 slide. A reading is trusted only after the board has been seen, with all
 four markers, unchanged for `stable_s` seconds (the configuration's
-`camera.stable_s`): the rectified picture barely differs from frame to
-frame and no square has *confidently* changed its class. Each still period
-yields its position once, as soon as the still time is up: at 30 fps and
-the default still time, within about `stable_s` + one frame of the hand
-leaving the board (bench/confirm_latency.py measures it).
+`camera.stable_s`, short: the hand has already left when the frames are
+readable again) and in at least `min_frames` independently taken pictures:
+no square's patch of the rectified picture changes its mean brightness
+(MOTION_LEVEL) and no square *confidently* changes its class. At 30 fps and the default still time the
+position is there within about `stable_s` + one frame of the hand leaving
+the board (bench/confirm_latency.py measures it).
 
 The frames of one still period are fused: a square's probabilities are the
 mean over the period's frames. Glare does not move with the pieces, but
 sensor noise and a passing shadow do, and a real piece does not flicker:
 a square read differently from frame to frame comes out unsure (lower
 confidence) instead of as whatever the last frame said, and the move
-inference (vision/inference.py) then holds back rather than guess.
+reader (vision/inference.py) then holds back rather than guess.
 
-This is the one owner of board-stillness tracking. The API:
+This is the one owner of board-stillness tracking, for the kiosk
+(kiosk/board_watch.py feeds it every camera reading), `tafl-vision watch`
+and the benchmarks. The API:
 
-    tracker = StabilityTracker.from_config(config.camera)   # or StabilityTracker(stable_s=0.5)
+    tracker = StabilityTracker.from_config(config.camera)   # or StabilityTracker(stable_s=0.3)
     status = tracker.update(t, reading)       # a vision.reader.Reading taken at time t (seconds)
+    status = tracker.observe(t, probabilities, image=None, fresh=True)
+                                              # the same from per-square class probabilities (and the
+                                              # rectified picture, if any); fresh=False: a repeated picture
     status = tracker.unreadable(t, reason)    # the frame at t was NotReadable (hand, markers, dark)
     tracker.reset(not_before=t)               # forget the still run; ignore frames before t
-                                              # (the gantry stopped at t: verify from the next frames)
     status.state                              # StillState: unreadable | moving | settling | stable
     status.event                              # StableEvent once per still period, else None
-    status.event.reading                      # the latest Reading, its probabilities the fused ones
-    status.event.frames, .since, .at          # frames fused, when stillness began, when reported
+    tracker.still(not_before=t)               # the current still period, fused over its frames from t
+                                              # on, once those are still for stable_s (else None):
+                                              # e.g. the robot's move checked from the frames after
+                                              # the gantry stopped
+    tracker.latest                            # the newest readable frame's probabilities, still or not
+    event.probabilities, .reading             # fused probabilities; the latest Reading with them (or None)
+    event.frames, .since, .at                 # pictures fused, when stillness began, the newest frame
 """
 from __future__ import annotations
 
 import dataclasses
 import math
+from collections import deque
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
 
 from calibration.config import CameraConfig
-from vision.reader import Reading
+
+if TYPE_CHECKING:
+    from vision.reader import Reading
 
 # A square changing class with at least this confidence in both frames means
 # something moved (a piece slid, a hand put one down); less sure changes are
 # flicker, fused away.
 SURE_CHANGE = 0.9
-# Grey levels a pixel of the 96 x 96 board thumbnail must change by, and the
-# share of the thumbnail that may change, for a frame to count as still.
-MOTION_LEVEL = 8.0
-MOTION_FRACTION = 0.01
-THUMB = 96
+# Grey levels the mean of a square's patch of the rectified board must change
+# by for the frame to count as moved. The mean of a patch, not its pixels: the
+# homography wobbles by a fraction of a pixel from frame to frame and the
+# sensor is noisy, which moves pixels on every line and rim by more than a
+# piece's worth but leaves a square's mean within about 1.6 levels (measured
+# on bench/foreign_renderer.py's museum frames), while a piece arriving or
+# leaving changes it by 7 to 26.
+MOTION_LEVEL = 4.0
+CELL_PX = 8               # a square's patch is averaged down to this many pixels a side first
+# Independently taken pictures a still period needs: one picture can be a
+# misread, two that agree are not (a real camera gives many in the still
+# time; a simulated one repeats a still picture until asked for another).
+MIN_FRAMES = 2
+# Pictures of one still period kept for fusing (about 2 s at 30 fps).
+MAX_FUSED = 64
 
 
 class StillState(str, Enum):
     UNREADABLE = "unreadable"     # the last frame could not be read (the reason says why)
     MOVING = "moving"             # the board changed since the last frame
-    SETTLING = "settling"         # still, but not yet for `stable_s`
+    SETTLING = "settling"         # still, but not yet for `stable_s` (or not yet in `min_frames` pictures)
     STABLE = "stable"             # still for `stable_s` (the event comes once per still period)
 
 
-@dataclass
+@dataclass(frozen=True)
 class StableEvent:
-    reading: Reading      # the latest frame's reading; probabilities fused over the still frames
-    since: float          # when the stillness began
-    at: float             # when it was reported
-    frames: int           # frames fused
+    probabilities: np.ndarray   # (squares, 4), the mean over the still frames
+    reading: Reading | None     # the latest frame's vision Reading with the fused probabilities (None when
+                                # the frames came as bare probabilities)
+    since: float                # when the stillness began (or the `not_before` asked for)
+    at: float                   # the newest frame's time
+    frames: int                 # independently taken pictures fused
+
+    @property
+    def confidence(self) -> np.ndarray:
+        return self.probabilities.max(1)
 
 
 @dataclass
@@ -74,17 +104,24 @@ class StabilityStatus:
     event: StableEvent | None = None
 
 
+def square_means(image: np.ndarray, size: int) -> np.ndarray:
+    """The mean grey level of each square's patch of a rectified board picture (size x size)."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    small = cv2.resize(gray, (size * CELL_PX, size * CELL_PX), interpolation=cv2.INTER_AREA).astype(np.float32)
+    return small.reshape(size, CELL_PX, size, CELL_PX).mean(axis=(1, 3))
+
+
 class StabilityTracker:
     """Feed it every frame's outcome; it says when a still position is ready (see the module doc)."""
 
-    def __init__(self, stable_s: float, motion_level: float = MOTION_LEVEL,
-                 motion_fraction: float = MOTION_FRACTION):
+    def __init__(self, stable_s: float, motion_level: float = MOTION_LEVEL, min_frames: int = MIN_FRAMES):
         if stable_s < 0:
             raise ValueError(f"stable_s must be >= 0, not {stable_s}")
         self.stable_s = float(stable_s)
         self.motion_level = motion_level
-        self.motion_fraction = motion_fraction
+        self.min_frames = max(1, int(min_frames))
         self.not_before = -math.inf
+        self.latest: np.ndarray | None = None       # the newest readable frame's probabilities
         self._clear()
 
     @classmethod
@@ -94,9 +131,10 @@ class StabilityTracker:
     def _clear(self) -> None:
         self._thumb: np.ndarray | None = None
         self._last: np.ndarray | None = None        # last frame's probabilities
-        self._sum: np.ndarray | None = None         # sum of the still run's probabilities
-        self._frames = 0
+        self._frames: deque[tuple[float, np.ndarray]] = deque(maxlen=MAX_FUSED)   # the still run's pictures
         self._since: float | None = None
+        self._t = -math.inf                         # the newest frame's time
+        self._reading: Reading | None = None
         self._reported = False
 
     def reset(self, not_before: float = -math.inf) -> None:
@@ -107,36 +145,74 @@ class StabilityTracker:
     def unreadable(self, t: float, reason: str) -> StabilityStatus:
         if t >= self.not_before:
             self._clear()
+            self.latest = None
         return StabilityStatus(StillState.UNREADABLE, reason)
 
-    def _moved(self, thumb: np.ndarray, probs: np.ndarray) -> bool:
-        if self._thumb is None or self._last is None or self._last.shape != probs.shape:
+    def _moved(self, thumb: np.ndarray | None, probs: np.ndarray) -> bool:
+        if self._last is None or self._last.shape != probs.shape:
             return False
-        changed = np.abs(thumb - self._thumb) > self.motion_level
-        if changed.mean() > self.motion_fraction:
-            return True
+        if thumb is not None and self._thumb is not None and thumb.shape == self._thumb.shape:
+            if float(np.abs(thumb - self._thumb).max()) > self.motion_level:
+                return True
         before, now = self._last.argmax(1), probs.argmax(1)
         sure = (self._last.max(1) >= SURE_CHANGE) & (probs.max(1) >= SURE_CHANGE)
         return bool(((before != now) & sure).any())
 
     def update(self, t: float, reading: Reading) -> StabilityStatus:
+        """A vision Reading taken at `t` (its rectified picture shows motion)."""
+        return self.observe(t, reading.probabilities, reading.rectified, reading=reading)
+
+    def observe(self, t: float, probabilities: np.ndarray, image: np.ndarray | None = None, *,
+                fresh: bool = True, reading: Reading | None = None) -> StabilityStatus:
+        """One frame's per-square class probabilities taken at `t`; `image` the rectified board
+        picture if there is one; `fresh=False` for the very same picture again (it counts for
+        the still time, not as another picture)."""
         if t < self.not_before:
             return StabilityStatus(StillState.SETTLING, "before the last reset")
-        gray = cv2.cvtColor(reading.rectified, cv2.COLOR_BGR2GRAY) if reading.rectified.ndim == 3 else reading.rectified
-        thumb = cv2.resize(gray, (THUMB, THUMB), interpolation=cv2.INTER_AREA).astype(np.int16)
-        probs = np.asarray(reading.probabilities, np.float64)
+        probs = np.asarray(probabilities, np.float64)
+        self.latest = probs
+        self._t = max(self._t, t)
+        if not fresh and self._since is not None:
+            return self._status()
+        thumb = None if image is None else square_means(image, math.isqrt(len(probs)))
         moving = self._moved(thumb, probs)
         self._thumb, self._last = thumb, probs
+        self._reading = reading
         if self._since is None or moving:
             self._since, self._reported = t, False
-            self._sum, self._frames = probs.copy(), 1
+            self._frames.clear()
+            self._frames.append((t, probs))
             return StabilityStatus(StillState.MOVING if moving else StillState.SETTLING)
-        self._sum = probs if self._sum is None else self._sum + probs
-        self._frames += 1
-        if t - self._since < self.stable_s:
+        self._frames.append((t, probs))
+        return self._status()
+
+    def _status(self) -> StabilityStatus:
+        event = self.still()
+        if event is None:
             return StabilityStatus(StillState.SETTLING)
         if self._reported:
             return StabilityStatus(StillState.STABLE)
         self._reported = True
-        fused = dataclasses.replace(reading, probabilities=self._sum / self._frames)
-        return StabilityStatus(StillState.STABLE, event=StableEvent(fused, self._since, t, self._frames))
+        return StabilityStatus(StillState.STABLE, event=event)
+
+    def still(self, not_before: float = -math.inf) -> StableEvent | None:
+        """The current still period, fused over its pictures taken from `not_before` on, once the
+        board has been still for `stable_s` from then and seen in `min_frames` pictures; else None."""
+        if self._since is None:
+            return None
+        since = max(self._since, not_before)
+        frames = [p for t, p in self._frames if t >= since]
+        if self._t - since < self.stable_s or len(frames) < self.min_frames:
+            return None
+        fused = np.mean(frames, axis=0)
+        reading = dataclasses.replace(self._reading, probabilities=fused) if self._reading is not None else None
+        return StableEvent(fused, reading, since, self._t, len(frames))
+
+    def waiting_for_pictures(self, not_before: float = -math.inf) -> bool:
+        """Still for long enough from `not_before` on, but seen in too few independently taken
+        pictures since (the kiosk then asks the camera for another)."""
+        if self._since is None:
+            return False
+        since = max(self._since, not_before)
+        return (self._t - since >= self.stable_s
+                and sum(1 for t, _ in self._frames if t >= since) < self.min_frames)

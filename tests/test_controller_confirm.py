@@ -1,0 +1,79 @@
+"""Confirming moves on fast fake ports: the visitor's from the first still frames after the hand
+left, a doubtful reading never taken as a move, the robot's from the first still frames after the
+gantry stopped."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine import Side
+
+from kiosk.ports import CameraReading
+from tests.kiosk_fakes import WorldCamera
+from tests.test_controller_game import STEP, Rig
+
+
+class DoubtfulCamera(WorldCamera):
+    """Reads the squares that differ from `known` with 60 % confidence while `doubt` is set."""
+
+    doubt = False
+    known: dict = {}
+
+    def read_latest(self) -> CameraReading | None:
+        reading = super().read_latest()
+        if reading is None or not reading.ok or not self.doubt:
+            return reading
+        conf = tuple(0.6 if reading.squares[sq] != self.known.get(sq) else c
+                     for sq, c in enumerate(reading.confidence))
+        return replace(reading, confidence=conf)
+
+
+def _visitor_turn(tmp_path, camera_cls=WorldCamera) -> Rig:
+    rig = Rig(tmp_path)
+    rig.camera = camera_cls(rig.world, rig.clock)
+    rig.ctrl = rig.make()
+    rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
+    rig.run_until({"visitor_turn"})
+    return rig
+
+
+def test_the_visitors_move_is_confirmed_one_still_time_after_the_hand_left(tmp_path):
+    rig = _visitor_turn(tmp_path)
+    board = rig.ctrl.view().board
+    move = board.legal_moves[0]
+    rig.world.visitor_move(move.from_sq, move.to_sq)
+    assert rig.world.hand_over_board()
+    while rig.world.hand_over_board():
+        rig.step()
+    left = rig.clock.now
+    rig.step()
+    assert rig.ctrl.view().checking_move == move          # shown at once, marked "checking"
+    while rig.ctrl.view().ply == len(board.move_stack):
+        rig.step()
+        assert rig.clock.now - left <= 0.3 + 2 * STEP, "not confirmed within the still time"
+    assert rig.ctrl.view().board.move_stack[-1] == move
+
+
+def test_a_doubtful_reading_that_looks_like_a_move_is_not_taken(tmp_path):
+    rig = _visitor_turn(tmp_path, DoubtfulCamera)
+    board = rig.ctrl.view().board
+    camera = rig.camera
+    camera.known, camera.doubt = board.pieces(), True
+    move = board.legal_moves[0]
+    rig.world.visitor_move(move.from_sq, move.to_sq)
+    rig.run_until({"fix_board"}, limit=100)                 # looked again, still unsure: no guess
+    assert rig.ctrl.view().ply == len(board.move_stack)
+    assert set(rig.ctrl.view().fix_squares) == {move.from_sq, move.to_sq}
+    camera.doubt = False                                    # the light changed: read surely now
+    rig.run_until({"thinking", "robot_moving", "verify", "visitor_turn"}, limit=100)
+    assert rig.ctrl.view().board.move_stack[len(board.move_stack)] == move
+
+
+def test_the_robots_move_is_checked_from_the_first_still_frames_after_the_gantry_stopped(tmp_path):
+    rig = _visitor_turn(tmp_path)
+    rig.visitor_random_move()
+    rig.run_until({"robot_moving"})
+    while rig.gantry.queue:
+        rig.step()
+    stopped = rig.clock.now
+    rig.run_until({"visitor_turn", "game_over"}, limit=50)
+    assert rig.clock.now - stopped <= 0.3 + 2 * STEP
