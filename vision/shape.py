@@ -91,6 +91,8 @@ DARK_RIM_LOW, DARK_RIM_HIGH = 0.25, 0.5
 # noise sigmas, none to all) and is a real share of the wood's brightness
 # (SEEN_REL: grain, a plank's edge and JPEG stay below it).
 SEEN_SNR = (3.0, 6.0)
+# A step below ABSENT_SNR noise sigmas is no disc at all (none to all between it and SEEN_SNR's start).
+ABSENT_SNR = 1.0
 SEEN_REL = (0.03, 0.08)
 SEEN_REL_DARK = (0.04, 0.10)
 # A "light piece" darker than the wood round it by more than DARKER_THAN_WOOD
@@ -126,6 +128,7 @@ class DiscEvidence:
     dark_seen: np.ndarray
     dark_rim: np.ndarray
     visible: np.ndarray        # an ivory piece here would have stood plainly out (see LINE_SHARE)
+    snr: np.ndarray            # the disc's step (inside minus outside) in noise sigmas
 
     @classmethod
     def of(cls, outline: Outline, wood_lum: np.ndarray, line_lum: np.ndarray,
@@ -142,7 +145,8 @@ class DiscEvidence:
                    dark_seen=_ramp(-snr, *SEEN_SNR) * _ramp(-rel, *SEEN_REL_DARK),
                    dark_rim=_ramp(outline.sharpness_dark, DARK_RIM_LOW, DARK_RIM_HIGH),
                    visible=(_ramp(LINE_SHARE * (wood_lum - line_lum) / noise, *SEEN_SNR)
-                            * (1.0 - _ramp(wood_lum, *NEAR_CLIPPING))))
+                            * (1.0 - _ramp(wood_lum, *NEAR_CLIPPING))),
+                   snr=snr)
 
 
 def pieces_need_a_rim(probs: np.ndarray, ev: DiscEvidence, lift: np.ndarray) -> np.ndarray:
@@ -153,8 +157,9 @@ def pieces_need_a_rim(probs: np.ndarray, ev: DiscEvidence, lift: np.ndarray) -> 
     and has no rim (a veil, a shadow's edge) the piece's share goes to the
     empty square (a "light piece" clearly darker than its surroundings is a
     dark piece under glare: to the attacker). Where nothing stood out of the
-    noise although a piece there would have (`visible`), there is none: the
-    share goes to the empty square. Where the camera could not have seen it
+    noise although a piece there would have (`visible`), and the step is
+    within the noise (ABSENT_SNR), there is none: the share goes to the
+    empty square. Where the camera could not have seen it
     either (near clipping, too dim) it cannot tell: UNSEEN_DOUBT of the share
     goes, so a square read "surely a piece" from its colour alone is held
     back rather than guessed.
@@ -166,13 +171,15 @@ def pieces_need_a_rim(probs: np.ndarray, ev: DiscEvidence, lift: np.ndarray) -> 
     e, a, d = int(SquareClass.EMPTY), int(SquareClass.ATTACKER), int(SquareClass.DEFENDER)
     out = probs.copy()
     rows = np.arange(len(out))
-    keep_d = ev.light_seen * ev.light_rim + (1.0 - ev.light_seen) * (1.0 - UNSEEN_DOUBT) * (1.0 - ev.visible)
+    absent_light = 1.0 - _ramp(ev.snr, ABSENT_SNR, SEEN_SNR[0])
+    absent_dark = 1.0 - _ramp(-ev.snr, ABSENT_SNR, SEEN_SNR[0])
+    keep_d = ev.light_seen * ev.light_rim + (1.0 - ev.light_seen) * (1.0 - UNSEEN_DOUBT) * (1.0 - ev.visible * absent_light)
     keep_d = np.where(lift < -NOT_LIGHTER, 0.0, keep_d)
     moved = out[:, d] * (1.0 - keep_d)
     out[:, d] -= moved
     to = np.where(lift < -DARKER_THAN_WOOD, a, e)
     out[rows, to] += moved
-    keep_a = ev.dark_seen * ev.dark_rim + (1.0 - ev.dark_seen) * (1.0 - UNSEEN_DOUBT) * (1.0 - ev.visible)
+    keep_a = ev.dark_seen * ev.dark_rim + (1.0 - ev.dark_seen) * (1.0 - UNSEEN_DOUBT) * (1.0 - ev.visible * absent_dark)
     moved = out[:, a] * (1.0 - keep_a)
     out[:, a] -= moved
     out[:, e] += moved
