@@ -32,7 +32,7 @@ from the project's configuration defaults, which are the spec's figures.
 
 Command line:
     python bench/foreign_renderer.py --board board-11 --position OTN --out F.png
-        [--seed N] [--condition clean|museum|hard] [--hand]
+        [--seed N] [--condition clean|museum|hard|glare|dim|gels|shadows] [--hand]
 """
 from __future__ import annotations
 
@@ -55,7 +55,19 @@ from engine import Board, Piece
 from engine.otn import pieces_from_position
 
 IMAGE_W, IMAGE_H = 1280, 720
-CONDITIONS = ("clean", "museum", "hard")
+# The three levels, then the museum room with one of hard's troubles at full
+# strength each (strong veils; dim exposure with gain noise; fully gelled
+# spotlights; an onlooker's shadow on every frame), to see which one costs what.
+LEVELS = ("clean", "museum", "hard")
+STRESSES = ("glare", "dim", "gels", "shadows")
+CONDITIONS = LEVELS + STRESSES
+
+
+def base_level(condition: str) -> str:
+    """The level a condition's scene is drawn at (a stress is the museum's room plus the stress)."""
+    return "museum" if condition in STRESSES else condition
+
+
 TEX_PX_PER_MM = 2.5
 MARGIN_PX = 90  # extra canvas around the ideal image so lens distortion never samples outside it
 
@@ -130,7 +142,7 @@ def draw_scene(condition: str, rng: np.random.Generator, board_width_mm: float) 
     """Random scene parameters for a condition (clean < museum < hard)."""
     if condition not in CONDITIONS:
         raise ValueError(f"condition must be one of {', '.join(CONDITIONS)}, not {condition!r}")
-    level = CONDITIONS.index(condition)  # 0, 1, 2
+    level = LEVELS.index(base_level(condition))  # 0, 1, 2
     tone = np.array(WOOD_TONES_RGB[int(rng.integers(len(WOOD_TONES_RGB)))], float)
     tone = tone * _u(rng, 0.94, 1.05)
     warm = _u(rng, -1.0, 1.0) * (0.04, 0.12, 0.2)[level]
@@ -206,11 +218,11 @@ GELS_BGR = [(0.45, 0.75, 1.0), (0.75, 0.55, 1.0), (1.0, 0.82, 0.55), (0.6, 1.0, 
 
 def draw_room(scene: Scene, rng: np.random.Generator, board_width_mm: float) -> None:
     """The room's extra light and shade for a condition, drawn from its own seed stream (see module doc)."""
-    level = CONDITIONS.index(scene.condition)
+    level = LEVELS.index(base_level(scene.condition))
     if level == 0:
         return
     w = board_width_mm
-    gel_chance, gel_mix = ((0.3, 0.5), (0.6, 1.0))[level - 1]
+    gel_chance, gel_mix = ((0.3, 0.5), (0.6, 1.0), (1.0, 1.0))[2 if scene.condition == "gels" else level - 1]
     tints: list[tuple[float, float, float]] = []
     for _ in scene.spots:
         if rng.random() < gel_chance:
@@ -219,22 +231,24 @@ def draw_room(scene: Scene, rng: np.random.Generator, board_width_mm: float) -> 
         else:
             tints.append((0.78, 0.92, 1.0))
     scene.spot_tints = tints
-    n_veils = int(rng.integers(0, 3)) if level == 1 else int(rng.integers(2, 5))
+    strong = level == 2 or scene.condition == "glare"
+    n_veils = int(rng.integers(2, 5)) if strong else int(rng.integers(0, 3))
     veils = []
     for _ in range(n_veils):
         warm = _u(rng, -0.04, 0.04)
         veils.append(Veil(x=_u(rng, 0.05 * w, 0.95 * w), y=_u(rng, 0.05 * w, 0.95 * w),
-                          sigma_mm=_u(rng, 12, 45) if level == 1 else _u(rng, 15, 60),
+                          sigma_mm=_u(rng, 15, 60) if strong else _u(rng, 12, 45),
                           aspect=_u(rng, 1.0, 4.0), angle_deg=_u(rng, 0, 180),
-                          level=_u(rng, 45, 120) if level == 1 else _u(rng, 80, 190),
+                          level=_u(rng, 80, 190) if strong else _u(rng, 45, 120),
                           power=float(rng.choice([2.0, 3.0, 4.0])),
                           tint=(1.0 - warm, 1.0, 1.0 + warm)))
     scene.veils = veils
-    if level == 2:
+    if level == 2 or scene.condition == "dim":
         scene.exposure = _u(rng, 0.35, 0.55)
         scene.noise_sigma = scene.noise_sigma * _u(rng, 1.0, 1.4)
-    scene.onlooker = (0.5, 0.8)[level - 1]
-    scene.onlooker_strength = ((0.15, 0.35), (0.25, 0.5))[level - 1]
+    shadows = scene.condition == "shadows"
+    scene.onlooker = 1.0 if shadows else (0.5, 0.8)[level - 1]
+    scene.onlooker_strength = (0.25, 0.5) if level == 2 or shadows else (0.15, 0.35)
 
 
 @dataclass(frozen=True)

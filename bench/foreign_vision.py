@@ -125,6 +125,8 @@ class FrameScore:
     hands_unread: int = 0            # ... refused for another reason (a marker under the arm)
     flagged: int = 0                 # frames the CLI prints "low confidence" for
     confident_wrong: int = 0         # squares read wrong with confidence >= CONFIDENT
+    held: int = 0                    # squares read with confidence < CONFIDENT (held back: the kiosk waits)
+    boards_sure_right: int = 0       # boards whose every square is read right and sure
     failures: list[str] = field(default_factory=list)
     times_ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
@@ -166,7 +168,7 @@ def score_frames(condition: str, frames: int, seed0: int = 0, verbose: bool = Fa
     from vision.localise import NotReadable
     config = _config(None)
     res = FrameScore()
-    for k, sample in enumerate(sample_positions(frames, seed0 + 7919 * (1 + ("clean", "museum", "hard").index(condition)))):
+    for k, sample in enumerate(sample_positions(frames, seed0 + 7919 * (1 + foreign_renderer.CONDITIONS.index(condition)))):
         seed = seed0 + 1000 * k + 17
         image = foreign_renderer.render(sample.board, sample.position, seed=seed, condition=condition)
         size = config.boards[sample.board].squares
@@ -190,6 +192,8 @@ def score_frames(condition: str, frames: int, seed0: int = 0, verbose: bool = Fa
         res.flagged += int((conf < CONFIDENT).any())
         wrong = np.nonzero(truth != pred)[0]
         res.confident_wrong += int((conf[wrong] >= CONFIDENT).sum())
+        res.held += int((conf < CONFIDENT).sum())
+        res.boards_sure_right += int((truth == pred).all() and (conf >= CONFIDENT).all())
         if len(wrong):
             from engine import square_name
             detail = ", ".join(f"{square_name(int(s), size)} {truth[s]}->{pred[s]} ({conf[s]:.2f})" for s in wrong[:8])
@@ -224,7 +228,7 @@ def score_games(condition: str, plies: int, seed0: int = 0, first_game: int = 0,
         g += 1
         if len(moves) < 6:
             continue
-        scene = seed0 + 100_003 * g + ("clean", "museum", "hard").index(condition)
+        scene = seed0 + 100_003 * g + foreign_renderer.CONDITIONS.index(condition)
         board = Board("copenhagen")
         reader = BoardReader(config, "board-11")
         start = foreign_renderer.render("board-11", board.position_otn(), seed=0, condition=condition,
@@ -250,11 +254,16 @@ def report_frames(res: FrameScore, condition: str, frames: int) -> str:
     names = ["empty", "attacker", "defender", "king"]
     total = int(res.confusion.sum())
     lines = [f"foreign renderer, {condition}: {frames} frames"]
-    lines.append(f"  squares read: {total}; per-square error {100 * res.square_error:.3f}%"
-                 f" ({total - int(np.trace(res.confusion))} wrong, {res.confident_wrong} of them with confidence >= {CONFIDENT})")
+    wrong = total - int(np.trace(res.confusion))
+    sure = total - res.held
+    lines.append(f"  squares read: {total}; held back (confidence < {CONFIDENT}): {res.held} ({100 * res.held / max(total, 1):.2f}%);"
+                 f" wrong and sure: {res.confident_wrong} of {sure} sure squares"
+                 f" ({100 * res.confident_wrong / max(sure, 1):.3f}%)")
+    lines.append(f"  best guess of every square (held back ones too): {total - wrong} of {total} right"
+                 f" ({100 * (total - wrong) / max(total, 1):.2f}%), per-square error {100 * res.square_error:.3f}% ({wrong} wrong)")
     if res.boards:
-        lines.append(f"  whole-board accuracy: {res.boards_right}/{res.boards} = {100 * res.boards_right / res.boards:.1f}%;"
-                     f" frames flagged low confidence: {res.flagged}")
+        lines.append(f"  boards fully right: {res.boards_right}/{res.boards} = {100 * res.boards_right / res.boards:.1f}%"
+                     f" (every square right and sure: {res.boards_sure_right}); frames flagged low confidence: {res.flagged}")
     refused = sum(res.refused.values())
     lines.append(f"  frames refused: {refused}" + (" (" + "; ".join(f"{k}: {v}" for k, v in sorted(res.refused.items())) + ")"
                                                    if refused else ""))

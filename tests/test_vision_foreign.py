@@ -60,6 +60,30 @@ def test_foreign_frame_is_read_exactly(condition, board, position, k):
     assert reading.position == position
 
 
+@pytest.mark.parametrize("condition", foreign_renderer.STRESSES)
+def test_a_stressed_frame_is_read_and_no_square_is_wrong_and_sure(condition):
+    """The museum's room with one of hard's troubles at full strength (strong veils, dim exposure with
+    gain noise, fully gelled spots, an onlooker's shadow): read, not refused as a hand; a square may be
+    held back (confidence < 0.9), never read wrong and sure."""
+    position = _game_position(5, 24)
+    image = foreign_renderer.render("board-11", position, seed=SEED0 + 20 + foreign_renderer.STRESSES.index(condition),
+                                    condition=condition)
+    reading = foreign_vision.read_like_cli(image, "board-11", Config())
+    truth = foreign_vision.truth_classes(position, 11)
+    wrong = (reading.probabilities.argmax(1) != truth) & (reading.confidence >= foreign_vision.CONFIDENT)
+    assert not wrong.any(), f"wrong and sure: {np.nonzero(wrong)[0].tolist()}"
+
+
+def test_a_stress_condition_is_the_museum_scene_plus_its_trouble():
+    """Same camera, wood and pieces as the museum scene of that seed; only the room differs."""
+    museum = foreign_renderer.prepare("board-11", Board("copenhagen").position_otn(), "museum", Config(), 77)
+    dim = foreign_renderer.prepare("board-11", Board("copenhagen").position_otn(), "dim", Config(), 77)
+    assert dim.scene.tilt_deg == museum.scene.tilt_deg and dim.scene.wood_rgb == museum.scene.wood_rgb
+    assert 0.35 <= dim.scene.exposure <= 0.55
+    shadows = foreign_renderer.prepare("board-11", Board("copenhagen").position_otn(), "shadows", Config(), 77)
+    assert shadows.scene.onlooker == 1.0
+
+
 @pytest.mark.parametrize("k", [7, 8])
 def test_hard_foreign_frame_never_gives_a_wrong_move(k):
     """Beyond the museum's light (dim, strong glare, gels) single squares may be misread, but what

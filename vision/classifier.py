@@ -52,6 +52,8 @@ KING_GAP = 0.2                      # log(B/R) the king's top lies below the oth
 KING_SPREADS = 5.0                  # ... and this many times their own spread
 KING_SURE = 0.97                    # king's share when the gap is clear
 KING_DOUBT = 0.6                    # ... when it is only half as clear
+KING_FOUND = 0.5                    # a square with this king's share is where the king stands
+KING_HIDDEN = 0.15                  # king's share of every light piece when no square holds him
 ADAPT_MIN_SQUARES = {int(SquareClass.EMPTY): 6, int(SquareClass.ATTACKER): 3, int(SquareClass.DEFENDER): 3,
                      EMPTY_MARKED: 3}   # model index -> sure squares needed to move it
 
@@ -247,6 +249,24 @@ class SquareClassifier:
             others[best] = False
             p[others, int(SquareClass.DEFENDER)] += p[others, k]
             p[others, k] = 0.0
+            p = self._hidden_king(p)
+        return p
+
+    @staticmethod
+    def _hidden_king(p: np.ndarray) -> np.ndarray:
+        """No square holds the king: any light piece may be him, his crown lost in glare or blur.
+
+        A board in play has its king (a captured king ends the game), so a
+        frame that shows him nowhere has not seen him; every light piece is
+        then read as possibly the king, and none is a sure defender.
+        """
+        k, d = int(SquareClass.KING), int(SquareClass.DEFENDER)
+        if p[:, k].max() >= KING_FOUND:
+            return p
+        light = p[:, d] + p[:, k]
+        p = p.copy()
+        p[:, k] = np.maximum(p[:, k], KING_HIDDEN * light)
+        p[:, d] = light - p[:, k]
         return p
 
     @staticmethod

@@ -59,6 +59,7 @@ class SquareFeatures:
     wood_lum: np.ndarray      # (squares,) grey level of the bare wood
     top_px: np.ndarray        # (squares, 2) rectified pixel where each top was sampled
     saturated: np.ndarray     # (squares,) bool: wood and top both blown out by glare
+    line_lum: np.ndarray      # (squares,) grey level of the grid lines round the square
     wood_chroma: np.ndarray   # (squares, 2) log(B/R), log(G/R) of the square's corner patches
     crown: np.ndarray | None = None   # (squares,) the gold feature against plain wood (marked squares too)
 
@@ -195,4 +196,5 @@ class FeatureExtractor:
         plain_blue = self._plain_reference(wood_chroma[:, 0])
         crown = gold + np.where(self.marked, wood_chroma[:, 0] - plain_blue, 0.0)
         return SquareFeatures(values=values, wood_lum=ref_lum - 1.0, top_px=tops, saturated=saturated,
+                              line_lum=line_lum - 1.0,
                               wood_chroma=wood_chroma, crown=crown)

@@ -18,7 +18,7 @@ from engine import pieces_from_position, position_from_pieces
 from vision.classifier import SquareClassifier
 from vision.features import FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
-from vision.shape import Outline, OutlineMeter
+from vision.shape import DiscEvidence, Outline, OutlineMeter, pieces_need_a_rim, shape_agreement
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_region, foreign_squares
 from vision.position import SquareClass, marked_squares, pieces_from_classes
@@ -48,15 +48,6 @@ VEIL_DOUBT_MAX = 0.6
 # Off-colour squares joined to the board's edge that make an arm (vision/occlusion.arm_region),
 # with at least one crossing hidden too: stage light of another colour hides none.
 ARM_SQUARES = 4
-# A light piece has a rim (vision/shape.py): with a sharpness below SHARP_LOW
-# it keeps none of its share, at SHARP_HIGH all of it (linear between).
-SHARP_LOW = 0.2
-SHARP_HIGH = 0.6
-# ... and is not darker than the wood round it (by more than NOT_LIGHTER grey
-# levels: noise, pale wood in dim light); a "light piece" darker than
-# its surroundings by more than this (grey levels) is a dark piece under glare.
-DARKER_THAN_WOOD = 10.0
-NOT_LIGHTER = 3.0
 
 
 @dataclass
@@ -86,30 +77,6 @@ class Reading:
     @property
     def position(self) -> str:
         return position_from_pieces(self.pieces, self.size)
-
-
-def light_needs_a_rim(probs: np.ndarray, outline: Outline) -> np.ndarray:
-    """Take the defender's share away from squares without a piece's outline.
-
-    A veil of glare makes bare wood (or a dark piece) pale and bright like
-    ivory, but it has no rim and does not stand out sharply from the wood
-    round it (vision/shape.py). The share taken away goes to the attacker
-    when the "light piece" is in fact darker than its surroundings, else to
-    the empty square; a square in between keeps a split, unsure reading.
-    The king is left alone: his gold crown may be darker than the wood, and
-    he is found by it (vision/classifier.py).
-    """
-    d = int(SquareClass.DEFENDER)
-    keep = np.clip((outline.sharpness - SHARP_LOW) / (SHARP_HIGH - SHARP_LOW), 0.0, 1.0)
-    keep = np.where(outline.lift < -NOT_LIGHTER, 0.0, keep)
-    if (keep >= 1.0).all():
-        return probs
-    out = probs.copy()
-    moved = out[:, d] * (1.0 - keep)
-    out[:, d] *= keep
-    to = np.where(outline.lift < -DARKER_THAN_WOOD, int(SquareClass.ATTACKER), int(SquareClass.EMPTY))
-    out[np.arange(len(out)), to] += moved
-    return out
 
 
 class BoardReader:
@@ -183,11 +150,14 @@ class BoardReader:
         temper *= 1.0 + np.maximum(0.0, glare.share - VEIL_SHARE) * VEIL_SCALE
         probs = self.classifier.probabilities(feats.values, self.marked, temper=temper, crown=feats.crown)
         outline = self.outline.measure(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), feats.top_px)
-        probs = light_needs_a_rim(probs, outline)
+        evidence = DiscEvidence.of(outline, feats.wood_lum, feats.line_lum, glare.share)
+        probs = pieces_need_a_rim(probs, evidence, outline.lift)
         # under a bright veil, or on wood this close to white (a piece's rim may
-        # be lost in the glare), neither "a piece" nor "no piece" is sure
+        # be lost in the glare), neither "a piece" nor "no piece" is sure from
+        # the colour; the veil's doubt goes where the disc's shape plainly agrees
         dazzled = feats.wood_lum > DAZZLED_WOOD_LEVEL
         doubt = np.clip((glare.share - VEIL_SHARE) / VEIL_DOUBT_SPAN, 0.0, VEIL_DOUBT_MAX)
+        doubt *= 1.0 - shape_agreement(probs, evidence)
         doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]
         probs = (1.0 - doubt) * probs + doubt / probs.shape[1]
         blown = feats.saturated

@@ -1,41 +1,68 @@
-"""Is there a disc with a rim, or only light? The shape of a light piece, square by square.
+"""Is there a disc with a rim, or only light and shade? The shape of a piece, square by square.
 
 WHY: colour alone cannot tell an ivory piece from a bright, pale veil of
-glare over bare wood: both are a lighter, greyer patch than the wood round
-them. What a veil cannot have is a piece's outline: a disc of the piece's
-known diameter whose edge drops from the top to the wood (or to the side
-wall) within a couple of pixels, wherever the piece stands on its square.
-A veil fades over many pixels.
+glare over bare wood, nor a dark piece from the shadow of a visitor: both
+are a lighter (or darker) patch than the wood round them. What neither a
+veil nor a shadow has is a piece's outline: a disc of the piece's known
+diameter whose edge steps from the top to the wood (or to the side wall)
+within a couple of pixels, all the way round, wherever the piece stands on
+its square. A veil fades over many pixels; a shadow's edge crosses the
+square on one side only.
 
 Along rays from each square's top (the centre raised by the piece height,
 as the features sample it) the brightness is read from well inside the
-disc to well outside it. Per ray, the sharpest drop over EDGE_PX pixels is
-compared with the whole drop from inside to outside; the median over the
+disc to well outside it. Per ray, the sharpest step over EDGE_PX pixels is
+compared with the whole step from inside to outside; the median over the
 rays is the square's `sharpness` (about 1 for a piece, blurred by the lens;
-well under a half for a veil). Each ray finds its own edge, so a piece left
-off centre by a visitor keeps its sharpness. An ivory piece also stands
-*brighter* than the wood right round it by a real margin (`lift`).
+well under a half for a veil). It is measured both ways: a fall outward
+for a light piece (`sharpness`), a rise outward for a dark one
+(`sharpness_dark`). Each ray finds its own edge, so a piece left off centre
+by a visitor keeps its sharpness.
+
+A sharp ratio means nothing when the whole step is lost in the sensor's
+noise (a dim room): `lift` (inside minus outside, grey levels) is also
+compared with `noise`, the frame's own pixel-to-pixel scatter, so a faint
+"disc" made of noise and grain is not taken for a piece.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 RAYS = 24
 INNER = 0.55           # radii (piece radii) the profile starts at (outside the king's crown) ...
 OUTER = 1.75           # ... and ends at
-EDGE_PX = 3            # pixels over which a piece's rim drops (lens blur included)
+EDGE_PX = 3            # pixels over which a piece's rim steps (lens blur included)
+MIN_STEP = 2.0         # grey levels: a whole step smaller than this has no measurable rim
+NOISE_SIGMA = 2.0      # the scatter is measured against the picture blurred this much (px)
+NOISE_STRIDE = 3       # ... on every third pixel each way (the median needs no more)
 
 
 @dataclass(frozen=True)
 class Outline:
-    sharpness: np.ndarray     # (squares,) median over rays of sharpest drop / whole drop
-    lift: np.ndarray          # (squares,) inside minus outside brightness, grey levels
+    sharpness: np.ndarray       # (squares,) light rim: median over rays of sharpest fall / whole fall
+    sharpness_dark: np.ndarray  # (squares,) dark rim: median over rays of sharpest rise / whole rise
+    lift: np.ndarray            # (squares,) inside minus outside brightness (median over rays), grey levels
+    noise: float                # the frame's pixel scatter (robust sigma, grey levels)
+
+
+def pixel_noise(gray: np.ndarray) -> float:
+    """Robust sigma of the picture's fine detail (sensor noise, grain, JPEG), in grey levels."""
+    g = gray.astype(np.float32)
+    fine = g - cv2.GaussianBlur(g, (0, 0), NOISE_SIGMA)
+    return float(1.4826 * np.median(np.abs(fine[::NOISE_STRIDE, ::NOISE_STRIDE])))
+
+
+def _rim(steps: np.ndarray, whole: np.ndarray) -> np.ndarray:
+    """Median over rays of the sharpest step against the whole step (0 where there is no step)."""
+    sharp = steps.max(-1) / np.maximum(whole, 1.0)
+    return np.median(np.where(whole > MIN_STEP, sharp, 0.0), 1)
 
 
 class OutlineMeter:
-    """Measures the rim of a possible light piece on every square at once."""
+    """Measures the rim of a possible piece on every square at once."""
 
     def __init__(self, radius_px: float):
         ang = np.linspace(0, 2 * np.pi, RAYS, endpoint=False)
@@ -52,7 +79,130 @@ class OutlineMeter:
         inside = prof[..., :3].mean(-1)
         outside = prof[..., -3:].mean(-1)
         whole = inside - outside                                                        # (S, R)
-        steps = prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]                              # drops outward
-        sharp = steps.max(-1) / np.maximum(whole, 1.0)
-        sharp = np.where(whole > 2.0, sharp, 0.0)
-        return Outline(sharpness=np.median(sharp, 1), lift=np.median(whole, 1))
+        steps = prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]                              # falls outward
+        return Outline(sharpness=_rim(steps, whole), sharpness_dark=_rim(-steps, -whole),
+                       lift=np.median(whole, 1), noise=pixel_noise(gray))
+
+
+# A rim counts from a sharpness of RIM_LOW (none) to RIM_HIGH (all), light and dark.
+RIM_LOW, RIM_HIGH = 0.2, 0.6
+DARK_RIM_LOW, DARK_RIM_HIGH = 0.25, 0.5
+# A disc is seen when its whole step stands out of the noise (SEEN_SNR, in
+# noise sigmas, none to all) and is a real share of the wood's brightness
+# (SEEN_REL: grain, a plank's edge and JPEG stay below it).
+SEEN_SNR = (3.0, 6.0)
+# A step below ABSENT_SNR noise sigmas is no disc at all (none to all between it and SEEN_SNR's start).
+ABSENT_SNR = 1.0
+SEEN_REL = (0.03, 0.08)
+SEEN_REL_DARK = (0.04, 0.10)
+# A "light piece" darker than the wood round it by more than DARKER_THAN_WOOD
+# grey levels is a dark piece under glare; one darker by NOT_LIGHTER is no light piece.
+DARKER_THAN_WOOD = 10.0
+NOT_LIGHTER = 3.0
+# Where the camera could have seen a piece: a veil adds light to wood, lines
+# and pieces alike and leaves their differences, so the grid lines' step
+# below the wood (lens blur included) says how plainly the steps of that
+# square come through. An ivory piece stands above its wood by at least
+# LINE_SHARE of that step (docs/hardware.md: ivory on light wood, dark lines).
+LINE_SHARE = 0.5
+# Where the wood is this bright (grey level, none to all) the sensor nears
+# clipping, and a piece's rim may be lost in it.
+NEAR_CLIPPING = (215.0, 235.0)
+# An "empty" square with a clear rim all round gives up to this share to the piece it shows.
+EMPTY_RIM_DOUBT = 0.5
+# A piece's share where no disc stood out of the noise: this much of it goes,
+# so the reading keeps its order of classes but is no longer sure.
+UNSEEN_DOUBT = 0.4
+
+
+def _ramp(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    return np.clip((x - lo) / (hi - lo), 0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class DiscEvidence:
+    """Per square, how plainly the camera saw a light or a dark disc (0..1 each)."""
+
+    light_seen: np.ndarray     # a brighter disc stands out of noise and grain
+    light_rim: np.ndarray      # ... and has a piece's sharp rim
+    dark_seen: np.ndarray
+    dark_rim: np.ndarray
+    visible: np.ndarray        # an ivory piece here would have stood plainly out (see LINE_SHARE)
+    snr: np.ndarray            # the disc's step (inside minus outside) in noise sigmas
+
+    @classmethod
+    def of(cls, outline: Outline, wood_lum: np.ndarray, line_lum: np.ndarray,
+           veil_share: np.ndarray | None = None) -> "DiscEvidence":
+        """`veil_share`: the glare's share of the wood's light (vision/glare.py). A veil adds
+        light to piece and wood alike and leaves their difference as it was, so the
+        step is compared with the wood's own brightness under it."""
+        noise = max(outline.noise, 0.5)
+        own = wood_lum if veil_share is None else wood_lum * (1.0 - np.clip(veil_share, 0.0, 0.9))
+        rel = outline.lift / np.maximum(own, 1.0)
+        snr = outline.lift / noise
+        return cls(light_seen=_ramp(snr, *SEEN_SNR) * _ramp(rel, *SEEN_REL),
+                   light_rim=_ramp(outline.sharpness, RIM_LOW, RIM_HIGH),
+                   dark_seen=_ramp(-snr, *SEEN_SNR) * _ramp(-rel, *SEEN_REL_DARK),
+                   dark_rim=_ramp(outline.sharpness_dark, DARK_RIM_LOW, DARK_RIM_HIGH),
+                   visible=(_ramp(LINE_SHARE * (wood_lum - line_lum) / noise, *SEEN_SNR)
+                            * (1.0 - _ramp(wood_lum, *NEAR_CLIPPING))),
+                   snr=snr)
+
+
+def pieces_need_a_rim(probs: np.ndarray, ev: DiscEvidence, lift: np.ndarray) -> np.ndarray:
+    """Square probabilities (empty, attacker, defender, king) checked against the disc the camera saw.
+
+    A piece is a disc with a rim: a defender's share needs a light disc with
+    a sharp rim, an attacker's a dark one. Where the disc was seen plainly
+    and has no rim (a veil, a shadow's edge) the piece's share goes to the
+    empty square (a "light piece" clearly darker than its surroundings is a
+    dark piece under glare: to the attacker). Where nothing stood out of the
+    noise although a piece there would have (`visible`), and the step is
+    within the noise (ABSENT_SNR), there is none: the share goes to the
+    empty square. Where the camera could not have seen it
+    either (near clipping, too dim) it cannot tell: UNSEEN_DOUBT of the share
+    goes, so a square read "surely a piece" from its colour alone is held
+    back rather than guessed.
+    The other way, an "empty" square with a plain rim all round keeps only
+    half of its share. The king is left alone: his gold crown may be darker
+    than the wood, and he is found by it (vision/classifier.py).
+    """
+    from vision.position import SquareClass
+    e, a, d = int(SquareClass.EMPTY), int(SquareClass.ATTACKER), int(SquareClass.DEFENDER)
+    out = probs.copy()
+    rows = np.arange(len(out))
+    absent_light = 1.0 - _ramp(ev.snr, ABSENT_SNR, SEEN_SNR[0])
+    absent_dark = 1.0 - _ramp(-ev.snr, ABSENT_SNR, SEEN_SNR[0])
+    keep_d = ev.light_seen * ev.light_rim + (1.0 - ev.light_seen) * (1.0 - UNSEEN_DOUBT) * (1.0 - ev.visible * absent_light)
+    keep_d = np.where(lift < -NOT_LIGHTER, 0.0, keep_d)
+    moved = out[:, d] * (1.0 - keep_d)
+    out[:, d] -= moved
+    to = np.where(lift < -DARKER_THAN_WOOD, a, e)
+    out[rows, to] += moved
+    keep_a = ev.dark_seen * ev.dark_rim + (1.0 - ev.dark_seen) * (1.0 - UNSEEN_DOUBT) * (1.0 - ev.visible * absent_dark)
+    moved = out[:, a] * (1.0 - keep_a)
+    out[:, a] -= moved
+    out[:, e] += moved
+    light, dark = ev.light_seen * ev.light_rim, ev.dark_seen * ev.dark_rim
+    moved = out[:, e] * EMPTY_RIM_DOUBT * np.maximum(light, dark)
+    out[:, e] -= moved
+    out[rows, np.where(dark > light, a, d)] += moved
+    return out
+
+
+def shape_agreement(probs: np.ndarray, ev: DiscEvidence) -> np.ndarray:
+    """Per square (0..1), how plainly the disc the camera saw confirms the square's reading.
+
+    A veil of glare takes the colour's word away (vision/reader.py), not the
+    shape's: an added veil leaves a piece's step against the wood as it was.
+    A piece's reading is confirmed by its rim (light for a defender or the
+    king, dark for an attacker); an empty one by no disc at all where an
+    ivory piece would have stood plainly out of the noise (the grid lines
+    still show) and the wood is not near clipping.
+    """
+    from vision.position import SquareClass
+    label = probs.argmax(1)
+    empty = (1.0 - np.maximum(ev.light_seen, ev.dark_seen)) * ev.visible
+    light, dark = ev.light_seen * ev.light_rim, ev.dark_seen * ev.dark_rim
+    return np.select([label == int(SquareClass.EMPTY), label == int(SquareClass.ATTACKER)], [empty, dark],
+                     default=light)
