@@ -518,7 +518,17 @@ class Board:
 
     # -------------------------------------------------------------- captures
     def captures_of(self, move: Move) -> tuple[int, ...]:
-        """The squares `move` would empty by capture here (the move is not played)."""
+        """The squares `move` would empty by capture here (the move is not played).
+
+        Raises ValueError when the side to move has no piece on the move's first
+        square or its last square is taken (say, the move was already played):
+        playing and taking back such a move would lose a piece from the board.
+        """
+        sq = self._sq
+        p = sq[move.from_sq]
+        if not p or SIDE_OF_CODE[p] != self._turn or sq[move.to_sq]:
+            raise ValueError(f"move {move.otn(self.size)} cannot be played in this position "
+                             f"(was it played already?)")
         caps = self.push_unchecked(move)
         self.pop()
         return caps
