@@ -36,8 +36,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.board import Board  # noqa: E402
-from engine.levels import Level, get_level  # noqa: E402
 from engine.evaluate import EvalWeights  # noqa: E402
+from engine.levels import Level, get_level  # noqa: E402
 from engine.search import Searcher, geometry_for  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

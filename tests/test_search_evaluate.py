@@ -1,6 +1,8 @@
 """The evaluation's families, geometry and king-route terms on hand-built positions."""
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from engine.board import Board
@@ -171,12 +173,12 @@ def test_each_defender_taken_is_worth_more_than_the_last() -> None:
     king = "f6"
     base = "a4 a5 a6 a7 a8 b6 d1 e1 f1 g1 h1 f2 d11 e11 f11 g11 h11 f10 k4 k5 k6 k7 k8 j6"
     shelter = "e6 g6 f5 f7"                   # the king's lines stay shut whatever is taken
-    far = "c3 i3 c9 i9".split()
+    far = ["c3", "i3", "c9", "i9"]
     scores = []
     for taken in range(4):
         defs = " ".join([shelter] + far[taken:])
         b = Board.from_otn("copenhagen", position(11, base, defs, king), turn="attackers")
         scores.append(_leaf(b, seal=0, region=0))
-    gains = [b - a for a, b in zip(scores, scores[1:])]
+    gains = [later - earlier for earlier, later in itertools.pairwise(scores)]
     assert gains[0] < gains[1] < gains[2]
     assert gains[2] - gains[1] == gains[1] - gains[0] == w.trade
