@@ -97,7 +97,12 @@ class EvalWeights:
 
 
 #: Corner escape on 11x11 (Copenhagen and friends). 24 attackers vs 12 defenders,
-#: so a defender is worth about two attackers.
+#: so a defender is worth about two attackers. With seal, region and trade (issue
+#: 19), Hard against OpenTafl's AI at 2 s per move, the referee ignoring repetition
+#: (bench/otep_match.py --time 2 --no-repetition-end --seed 19, 20 games, sides
+#: swapped): +15 =5 -0, 0.88; as attackers 7.5/10 (+5 =5 -0, the draws at the
+#: 200-ply cap), as defenders 10/10. The earlier evaluation, at 5 s: as attackers
+#: 2 wins, 1 draw, 6 losses of 9.
 CORNER_WEIGHTS = EvalWeights(
     attacker=100.0, defender=190.0,
     route1=900.0, route2=80.0, route2_cap=8, fork=450.0,
