@@ -35,13 +35,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.board import Board  # noqa: E402
-from engine.evaluate import EvalWeights  # noqa: E402
-from engine.levels import Level, get_level  # noqa: E402
-from engine.search import Searcher, geometry_for  # noqa: E402
+from engine.board import Board
+from engine.evaluate import EvalWeights
+from engine.levels import Level, get_level
+from engine.search import Searcher, geometry_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import visitor_players  # noqa: E402  (bench/visitor_players.py: the visitor models)
+import visitor_players
 
 
 @dataclass
@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     over_b = _overrides(args.depth_b, args.noise_b)
     eval_a, eval_b = _parse_eval(args.eval_a), _parse_eval(args.eval_b)
     pairs = (args.games + 1) // 2
-    tasks = []
+    tasks: list[tuple] = []
     for i in range(pairs):
         seed = args.seed * 7919 + i * 104729
         for a_attacks in (True, False):

@@ -39,7 +39,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from calibration.durable import atomic_write_text, fsync_dir, set_aside
 
@@ -108,7 +108,7 @@ class Journal:
         else:
             log.info("%s: no journal, no game to resume", self.path)
         self._seq = self._records[-1].seq if self._records else 0
-        self._file = None
+        self._file: TextIO | None = None
         self._closed = False
 
     def _set_damaged_aside(self, damage: JournalDamage) -> JournalDamage:
@@ -155,9 +155,10 @@ class Journal:
             self._file = open(self.path, "a", encoding="utf-8")
             if torn:
                 self._file.write("\n")      # close off a line torn by a power cut
-        self._file.write(line + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        out = self._file
+        out.write(line + "\n")
+        out.flush()
+        os.fsync(out.fileno())
         self._records.append(rec)
         return rec
 

@@ -23,7 +23,7 @@ from kiosk.activity import IDLE_ACTIVITY, ActivityCode, RobotActivity, activity_
 from kiosk.board_watch import BoardWatch
 from kiosk.inventory import InventoryFile, StorageInventory
 from kiosk.ports import GantryEvent, GantryEventKind, GantryPort, Slot, Transfer
-from kiosk.reconcile import apply_transfer, diff_squares, park_slot, reconcile
+from kiosk.reconcile import Reconciliation, apply_transfer, diff_squares, park_slot, reconcile
 from kiosk.states import Phase, Purpose, State
 
 log = logging.getLogger("kiosk.robot_jobs")
@@ -68,6 +68,7 @@ class JobHost(Protocol):
     def default_variant(self) -> str: ...
     def gantry_failed(self, error: str) -> None: ...
     def gantry_homed(self) -> None: ...
+    def resume_goal_state(self, purpose: Purpose) -> None: ...
 
 
 class RobotJobs:
@@ -150,12 +151,17 @@ class RobotJobs:
         if then is not None:
             then()
 
+    def _reconcile(self, observed: dict[int, Piece], target: dict[int, Piece],
+                   offset_mm: tuple[float, float] = (0.0, 0.0)) -> Reconciliation:
+        assert self.inventory is not None and self.planner is not None   # set by use_board()
+        return reconcile(observed, target, self.inventory, self.planner, offset_mm=offset_mm)
+
     def _plan(self, goal: Goal, observed: dict[int, Piece], diff: dict[int, Piece | None]) -> None:
         host = self.host
         plan = None
         if host.state == State.PLACE_PIECE:
             # waiting for a person: go on by itself as soon as the pieces it needs are findable
-            plan = reconcile(observed, goal.target, self.inventory, self.planner)
+            plan = self._reconcile(observed, goal.target)
             if not plan.complete or goal.scope is not None:
                 host.ask_person(diff, "")
                 return
@@ -175,7 +181,7 @@ class RobotJobs:
             return
         offset = (0.0, 0.0) if goal.attempts == 0 else RETRY_OFFSETS_MM[(goal.attempts - 1) % len(RETRY_OFFSETS_MM)]
         if plan is None or offset != (0.0, 0.0):
-            plan = reconcile(observed, goal.target, self.inventory, self.planner, offset_mm=offset)
+            plan = self._reconcile(observed, goal.target, offset)
         if not plan.transfers:
             host.ask_person(diff, "place_piece.storage_full" if plan.no_slot else "place_piece.missing_pieces")
             return
@@ -314,7 +320,7 @@ class RobotJobs:
             return
         changed = False
         for t in plan:
-            if isinstance(t.dst, Slot) and observed.get(t.src) == t.piece \
+            if isinstance(t.dst, Slot) and isinstance(t.src, int) and observed.get(t.src) == t.piece \
                     and self.inventory.slots.get(t.dst) == t.piece:
                 self.inventory.slots[t.dst] = None     # the piece is still on its square
                 changed = True

@@ -24,6 +24,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
 from calibration.durable import atomic_write_text, set_aside
 from robot.layout import ATTACKER, KING, PIECES, SIDES, Location, PieceSet, Slot, TableLayout, \
@@ -58,7 +59,8 @@ class Ledger:
     @classmethod
     def in_storage(cls, layout: TableLayout) -> "Ledger":
         """A fresh install: every piece in its storage slot."""
-        return cls(layout.board_name, layout.size, layout.piece_set, dict(layout.storage_start()))
+        places: dict[Location, str] = {slot: p for slot, p in layout.storage_start().items()}
+        return cls(layout.board_name, layout.size, layout.piece_set, places)
 
     # -- views -------------------------------------------------------------
     def board(self) -> dict[int, str]:
@@ -69,9 +71,6 @@ class Ledger:
 
     def piece_at(self, loc: Location) -> str | None:
         return self.places.get(loc)
-
-    def free_slots(self, layout: TableLayout, side: str) -> list[Slot]:
-        return [s for s in layout.slots(side) if s not in self.places]
 
     # -- changes -----------------------------------------------------------
     def apply(self, src: Location, dst: Location, piece: str) -> None:
@@ -232,7 +231,7 @@ def load_or_set_aside(path: str | os.PathLike, layout: TableLayout) -> LedgerLoa
     return LedgerLoad(ledger, damage or "unreadable", kept_as)
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import pytest
 
@@ -143,7 +144,7 @@ def test_a_diagonal_guard_seals_its_corner_from_the_kings_region() -> None:
     assert sealed.king_region().bit_count() == 121 - 4 - 3
 
 
-def _leaf(board: Board, **weights: float) -> int:
+def _leaf(board: Board, **weights: Any) -> int:
     from dataclasses import replace
 
     from engine.levels import get_level

@@ -72,7 +72,8 @@ class Match:
         self.recorded = self.started
         board = view.board
         if self.cards is not None and not self.cards.over:
-            self.last_cards = dict(self.cards.visible_cards(self.cards.attacker))
+            self.last_cards = {edge: card for edge, card in self.cards.visible_cards(self.cards.attacker).items()
+                               if card is not None}
             king = getattr(board, "king_square", None)
             record = self.cards.record_game(view.outcome, king, board.size)
             self.last_exit_edges = record.exit_edges
