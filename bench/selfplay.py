@@ -4,6 +4,7 @@ Usage:
     python bench/selfplay.py --variant copenhagen --a hard --b medium --games 40 \
         [--time-a 1.0] [--time-b 1.0] [--nodes-a N] [--nodes-b N] [--jobs 2]
         [--depth-a D] [--depth-b D] [--noise-a X] [--noise-b X] [--max-plies 200] [--random-plies 2]
+        [--eval-a NAME=X,...] [--eval-b NAME=X,...]
 
 Games come in pairs: the same opening (``--random-plies`` random moves drawn
 from the pair's seed, so pairs differ) is played once with A attacking and
@@ -15,7 +16,9 @@ from the normal approximation of the per-game scores.
 Node caps (``--nodes-a/--nodes-b`` with a large ``--time-a/--time-b``) make a
 match exactly reproducible whatever the machine's load; ``--depth-*`` and
 ``--noise-*`` try another definition of a level for one match, before a
-default in engine/levels.py is changed.
+default in engine/levels.py is changed; ``--eval-*`` replace evaluation
+weights (engine/evaluate.py ``EvalWeights``) for one player, so a new term is
+measured against the same engine without it (``--eval-b seal=0,region=0``).
 
 Without arguments (as bench/run_all.py calls it) it plays a short demo match.
 """
@@ -27,14 +30,15 @@ import multiprocessing as mp
 import random
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.board import Board
+from engine.evaluate import EvalWeights
 from engine.levels import Level, get_level
-from engine.search import Searcher
+from engine.search import Searcher, geometry_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import visitor_players
@@ -57,6 +61,7 @@ def play_game(args: tuple) -> GameResult:
      random_plies, seed, a_attacks) = args[:11]
     nodes_a, nodes_b = (args[11], args[12]) if len(args) > 12 else (None, None)
     over_a, over_b = (args[13], args[14]) if len(args) > 14 else ({}, {})
+    eval_a, eval_b = (args[15], args[16]) if len(args) > 16 else ({}, {})
     board = Board(variant, options=options)
     rng = random.Random(seed)
     for _ in range(random_plies):
@@ -66,6 +71,8 @@ def play_game(args: tuple) -> GameResult:
         board.push(sorted(moves, key=board.move_to_otn)[rng.randrange(len(moves))])
     la = _player_level(level_a, time_a, nodes_a, over_a)
     lb = _player_level(level_b, time_b, nodes_b, over_b)
+    weights_a = _weights(board, eval_a)
+    weights_b = _weights(board, eval_b)
     beginner_rng = random.Random(seed + 1)
     spent = {True: 0.0, False: 0.0}
     ply = 0
@@ -78,7 +85,8 @@ def play_game(args: tuple) -> GameResult:
         if level is None:   # the beginner visitor model (bench/visitor_players.py)
             move = visitor_players.beginner_move(board, beginner_rng)
         else:
-            move = Searcher(board, level, seed=seed + ply).search().move
+            weights = weights_a if a_to_move else weights_b
+            move = Searcher(board, level, seed=seed + ply, weights=weights).search().move
         spent[a_to_move] += time.perf_counter() - t0
         board.push(move)
         ply += 1
@@ -91,6 +99,31 @@ def play_game(args: tuple) -> GameResult:
         a_won = (winner == "attackers") == a_attacks
         score = 1.0 if a_won else 0.0
     return GameResult(index, a_attacks, winner, reason, board.ply, score, spent[True], spent[False])
+
+
+def _weights(board: Board, over: dict) -> EvalWeights | None:
+    """The variant's evaluation weights with ``over`` replaced (None: unchanged)."""
+    if not over:
+        return None
+    return replace(geometry_for(board.rules)[1], **over)
+
+
+def _parse_eval(text: str | None) -> dict:
+    """``seal=0,region=0`` -> {"seal": 0.0, "region": 0.0}, names checked against EvalWeights."""
+    out: dict = {}
+    known = {f.name: f.type for f in fields(EvalWeights)}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in known:
+            raise SystemExit(f"--eval: {item!r} is not NAME=NUMBER with NAME one of {', '.join(known)}")
+        try:
+            out[key] = int(value) if key.endswith("_cap") else float(value)
+        except ValueError:
+            raise SystemExit(f"--eval: {item!r}: {value!r} is not a number") from None
+    return out
 
 
 def _player_level(name: str, time_s: float | None, nodes: int | None, over: dict) -> Level | None:
@@ -144,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--depth-b", type=int, default=None, help="override B's max_depth")
     p.add_argument("--noise-a", type=float, default=None, help="override A's noise")
     p.add_argument("--noise-b", type=float, default=None, help="override B's noise")
+    p.add_argument("--eval-a", default=None, metavar="NAME=X,...",
+                   help="override A's evaluation weights (engine/evaluate.py EvalWeights), e.g. seal=0,region=0")
+    p.add_argument("--eval-b", default=None, metavar="NAME=X,...", help="override B's evaluation weights")
     p.add_argument("--max-plies", type=int, default=200)
     p.add_argument("--random-plies", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
@@ -160,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
             get_level(name)
     over_a = _overrides(args.depth_a, args.noise_a)
     over_b = _overrides(args.depth_b, args.noise_b)
+    eval_a, eval_b = _parse_eval(args.eval_a), _parse_eval(args.eval_b)
     pairs = (args.games + 1) // 2
     tasks: list[tuple] = []
     for i in range(pairs):
@@ -167,11 +204,12 @@ def main(argv: list[str] | None = None) -> int:
         for a_attacks in (True, False):
             tasks.append((len(tasks), args.variant, options, args.a, args.b, args.time_a, args.time_b,
                           args.max_plies, args.random_plies, seed, a_attacks, args.nodes_a, args.nodes_b,
-                          over_a, over_b))
+                          over_a, over_b, eval_a, eval_b))
     print(f"{args.variant} {options or ''}: {args.a} (A, {f'{args.time_a}s' if args.time_a else _time_of(args.a)}"
-          f"{f', {args.nodes_a} nodes' if args.nodes_a else ''}{_describe(over_a)}) vs "
+          f"{f', {args.nodes_a} nodes' if args.nodes_a else ''}{_describe(over_a)}{_describe(eval_a)}) vs "
           f"{args.b} (B, {f'{args.time_b}s' if args.time_b else _time_of(args.b)}"
-          f"{f', {args.nodes_b} nodes' if args.nodes_b else ''}{_describe(over_b)}), {len(tasks)} games, "
+          f"{f', {args.nodes_b} nodes' if args.nodes_b else ''}{_describe(over_b)}{_describe(eval_b)}), "
+          f"{len(tasks)} games, "
           f"max {args.max_plies} plies, {args.random_plies} random opening plies", flush=True)
     t0 = time.perf_counter()
     results: list[GameResult] = []

@@ -260,6 +260,17 @@ class Board:
         region = self._flood(self._bb[2], t.full & ~self._bb[1])
         return (region & t.edge_mask).bit_count()
 
+    def king_region(self) -> int:
+        """Bitboard of the squares the king could reach through squares free of attackers (0: no king).
+
+        The attackers' cordon measure: the king cannot leave this region
+        unless a defender captures one of its wall pieces, so a corner outside
+        it is sealed and a small region is a king in a net.
+        """
+        if self._king < 0:
+            return 0
+        return self._flood(1 << self._king, self._t.full & ~self._bb[1])
+
     def __getstate__(self) -> dict:
         """Pickles without the lookup tables (they are rebuilt from the rules, and are big)."""
         state = dict(self.__dict__)
@@ -518,7 +529,17 @@ class Board:
 
     # -------------------------------------------------------------- captures
     def captures_of(self, move: Move) -> tuple[int, ...]:
-        """The squares `move` would empty by capture here (the move is not played)."""
+        """The squares `move` would empty by capture here (the move is not played).
+
+        Raises ValueError when the side to move has no piece on the move's first
+        square or its last square is taken (say, the move was already played):
+        playing and taking back such a move would lose a piece from the board.
+        """
+        sq = self._sq
+        p = sq[move.from_sq]
+        if not p or SIDE_OF_CODE[p] != self._turn or sq[move.to_sq]:
+            raise ValueError(f"move {move.otn(self.size)} cannot be played in this position "
+                             f"(was it played already?)")
         caps = self.push_unchecked(move)
         self.pop()
         return caps

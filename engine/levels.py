@@ -81,7 +81,12 @@ class Level:
 #   casual vs Medium 0.438 [0.261, 0.614] over 16 games (--a casual --b medium
 #   --noise-b 60 --seed 3), beginner vs Medium 0.281 [0.082, 0.481] (16 games,
 #   --seed 5), and Medium still beats Easy 0.719 [0.500, 0.937] (16 games,
-#   --seed 11). Small samples: re-measure with 40 games per level and side.
+#   --seed 11). Re-measured with 40 games per level and side, after the
+#   attacking evaluation (sealed corners, the king's region; engine/evaluate.py)
+#   changed every level (bench/visitor_players.py --games 40 --seed 1):
+#   beginner vs Easy 0.49 (as attackers 5.5/40, as defenders 33.5/40), casual vs
+#   Easy 0.63 (12.0/40, 38.5/40), beginner vs Medium 0.27 (0.0/40, 21.5/40).
+#   Against Hard (4 s, --seed 2): beginner 0/12.
 # - Hard: full iterative deepening within its time budget (depth 5 from the
 #   start position in 4 s on one core of the development machine).
 DEFAULT_LEVELS: dict[str, Level] = {

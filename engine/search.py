@@ -142,7 +142,9 @@ class Searcher:
         budget_s: float | None = None,
         clock: Callable[[], float] = time.perf_counter,
         tt: dict | None = None,
+        weights: EvalWeights | None = None,
     ) -> None:
+        """``weights`` replaces the variant family's evaluation weights (self-play tuning)."""
         self.board = board
         self.level = level
         self.seed = seed
@@ -154,6 +156,8 @@ class Searcher:
         rules = board.rules
         self.rules = rules
         self.geo, self.weights = geometry_for(rules)
+        if weights is not None:
+            self.weights = weights
         self.n = rules.size
         self.n2 = self.n * self.n
         self.cells = _cells_getter(board)
@@ -193,7 +197,9 @@ class Searcher:
         self.null_ok = all(hasattr(board, a) for a in ("push_null", "pop_null", "ply"))
         self._null_child = -1
         self.has_bitboards = all(hasattr(board, a) for a in ("bitboard", "bit_masks", "defender_edge_reach"))
-        self.reach_base = _start_reach(board) if self.has_bitboards else 0
+        self.reach_base, self.region_base = _start_measures(board) if self.has_bitboards else (0, 0)
+        self.cordon = self.has_bitboards and hasattr(board, "king_region") and bool(
+            self.geo.corner_zones) and bool(self.weights.seal or self.weights.region)
         if self.has_bitboards:
             masks = board.bit_masks
             self._not_a, self._not_last, self._full = masks.not_file_a, masks.not_file_last, masks.full
@@ -405,10 +411,17 @@ class Searcher:
                 return cap
         reach: int | None = None
         route3: int | None = None
+        sealed = lost = 0
         if self.has_bitboards:
             reach = self._reach() - self.reach_base
             route3 = self._route3(cells)
-        return evaluate_cells(cells, att, self.geo, self.weights, reach, route3)
+            if self.cordon:
+                region = self.board.king_region()
+                lost = self.region_base - region.bit_count()
+                for zone in self.geo.corner_zones:
+                    if not region & zone:
+                        sealed += 1
+        return evaluate_cells(cells, att, self.geo, self.weights, reach, route3, sealed, lost)
 
     def _slide(self, sources: int, empty: int) -> int:
         """Squares a rook-moving piece on any of ``sources`` reaches in one move over ``empty``."""
@@ -768,16 +781,17 @@ class Searcher:
         return out
 
 
-_START_REACH: dict[Any, int] = {}
+_START_MEASURES: dict[Any, tuple[int, int]] = {}
 
 
-def _start_reach(board: Any) -> int:
-    """The encirclement measure at the variant's start (so the start scores ~0)."""
+def _start_measures(board: Any) -> tuple[int, int]:
+    """The encirclement measure and the king's region size at the variant's start (so the start scores ~0)."""
     rules = board.rules
-    if rules not in _START_REACH:
+    if rules not in _START_MEASURES:
         start = type(board)(rules.variant, rules.options_dict)
-        _START_REACH[rules] = start.defender_edge_reach()
-    return _START_REACH[rules]
+        region = start.king_region().bit_count() if hasattr(start, "king_region") else 0
+        _START_MEASURES[rules] = (start.defender_edge_reach(), region)
+    return _START_MEASURES[rules]
 
 
 def _first(pair: tuple[int, Any]) -> int:

@@ -76,3 +76,18 @@ def test_bitboards_and_edge_reach_agree_with_the_cells() -> None:
     on_edge = sum(1 for sq in seen if masks.edge >> sq & 1)
     assert board.defender_edge_reach() == on_edge
     assert 0 < on_edge < 40
+
+
+def test_move_to_otn_of_a_move_already_played_says_so_and_loses_no_piece() -> None:
+    # it used to replay the move from its (now empty) first square and take it back,
+    # which wiped the moved piece off the board
+    board = Board("copenhagen")
+    move = board.parse_move("a4-a2")
+    board.push(move)
+    before = (list(board.cells), board.zobrist_hash(), board.pieces())
+    with pytest.raises(ValueError, match="a4-a2 cannot be played"):
+        board.move_to_otn(move)
+    with pytest.raises(ValueError, match="cannot be played"):
+        board.captures_of(move)
+    assert (list(board.cells), board.zobrist_hash(), board.pieces()) == before
+    assert len(board.pieces()) == 37

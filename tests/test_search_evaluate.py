@@ -1,6 +1,9 @@
 """The evaluation's families, geometry and king-route terms on hand-built positions."""
 from __future__ import annotations
 
+import itertools
+from typing import Any
+
 import pytest
 
 from engine.board import Board
@@ -124,3 +127,58 @@ def test_bitboard_route3_matches_a_plain_walk(variant: str) -> None:
         assert s._route3(board_cells(board)) == _route3_by_hand(board, s.geo)
         checked += 1
     assert checked >= 20
+
+
+def test_a_diagonal_guard_seals_its_corner_from_the_kings_region() -> None:
+    # a3-b2-c1 cuts a1 (and a2, b1) off; take b2 away and the king walks round
+    sealed = Board.from_otn("copenhagen", position(11, "a3 b2 c1 k5", "e8", "f6"), turn="attackers")
+    zone_a1 = sum(1 << parse_square(s, 11) for s in ("a1", "a2", "b1"))
+    assert not sealed.king_region() & zone_a1
+    assert sealed.king_region() >> parse_square("k11", 11) & 1
+    gap = Board.from_otn("copenhagen", position(11, "a3 d4 c1 k5", "e8", "f6"), turn="attackers")
+    assert gap.king_region() & zone_a1
+    geo, _ = geometry_for(sealed.rules)
+    assert zone_a1 in geo.corner_zones and len(geo.corner_zones) == 4
+    # the region counts the defenders' squares (they can step aside), not the attackers'
+    assert sealed.king_region().bit_count() == 121 - 4 - 3
+
+
+def _leaf(board: Board, **weights: Any) -> int:
+    from dataclasses import replace
+
+    from engine.levels import get_level
+    from engine.search import Searcher
+
+    w = replace(geometry_for(board.rules)[1], **weights) if weights else None
+    return Searcher(board, get_level("easy"), weights=w)._leaf(0)
+
+
+def test_the_attackers_score_a_sealed_corner_and_a_smaller_kings_region() -> None:
+    # same material, the same king lines shut: the guard on b2 (sealing a1) beats the man on d4
+    sealed = Board.from_otn("copenhagen", position(11, "a3 b2 c1 k5", "e8", "f6"), turn="attackers")
+    gap = Board.from_otn("copenhagen", position(11, "a3 d4 c1 k5", "e8", "f6"), turn="attackers")
+    assert _leaf(sealed) - _leaf(gap) >= geometry_for(sealed.rules)[1].seal
+    # without the cordon terms the two are much closer (the old evaluation saw little)
+    assert _leaf(sealed, seal=0, region=0) - _leaf(gap, seal=0, region=0) < _leaf(sealed) - _leaf(gap)
+    # a king boxed in a small net: every corner sealed, region tiny
+    net = Board.from_otn("copenhagen", position(11, "e4 f4 g4 d5 h5 d6 h6 d7 h7 e8 f8 g8", "f6", "f5"),
+                         turn="attackers")
+    open_ = Board.from_otn("copenhagen", position(11, "a4 b4 c4 a5 b5 a6 b6 a7 b7 c8 c7 c9", "f6", "f5"),
+                           turn="attackers")
+    assert _leaf(net) - _leaf(open_) >= 4 * geometry_for(net.rules)[1].seal
+
+
+def test_each_defender_taken_is_worth_more_than_the_last() -> None:
+    _, w = geometry_for(rules_for("copenhagen"))
+    king = "f6"
+    base = "a4 a5 a6 a7 a8 b6 d1 e1 f1 g1 h1 f2 d11 e11 f11 g11 h11 f10 k4 k5 k6 k7 k8 j6"
+    shelter = "e6 g6 f5 f7"                   # the king's lines stay shut whatever is taken
+    far = ["c3", "i3", "c9", "i9"]
+    scores = []
+    for taken in range(4):
+        defs = " ".join([shelter] + far[taken:])
+        b = Board.from_otn("copenhagen", position(11, base, defs, king), turn="attackers")
+        scores.append(_leaf(b, seal=0, region=0))
+    gains = [later - earlier for earlier, later in itertools.pairwise(scores)]
+    assert gains[0] < gains[1] < gains[2]
+    assert gains[2] - gains[1] == gains[1] - gains[0] == w.trade

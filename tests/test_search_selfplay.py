@@ -53,3 +53,18 @@ def test_level_overrides_for_one_match() -> None:
     result = sp.play_game((0, "tablut", {}, "medium", "easy", 0.2, 0.2, 8, 2, 5, False,
                            None, None, {"max_depth": 1}, {}))
     assert result.plies <= 8 + 2 and result.a_score in (0.0, 0.5, 1.0)
+
+
+def test_eval_overrides_are_checked_and_reach_the_search() -> None:
+    sp = _selfplay()
+    assert sp._parse_eval("seal=0, region=2.5,route3_cap=4") == {"seal": 0.0, "region": 2.5, "route3_cap": 4}
+    assert sp._parse_eval(None) == {}
+    with pytest.raises(SystemExit, match="sael=1.*seal"):
+        sp._parse_eval("sael=1")
+    with pytest.raises(SystemExit, match="'x' is not a number"):
+        sp._parse_eval("seal=x")
+    from engine.board import Board
+    board = Board("copenhagen")
+    weights = sp._weights(board, {"seal": 0.0})
+    assert weights is not None and weights.seal == 0.0 and weights.attacker == 100.0
+    assert sp._weights(board, {}) is None
