@@ -158,12 +158,15 @@ class GantryPort(Protocol):
     # -- optional: the exhibit's stop (kiosk/exhibit.py; defaults: the job just runs on) --
     def hold(self) -> None:
         """Stop at once without dropping a piece; no further transfer of the job starts."""
+        return None
 
     def release(self) -> None:
         """After `hold()`: the held carry goes on to its destination."""
+        return None
 
     def set_feed(self, feed_mm_min: float | None) -> None:
         """The drag speed of the carries that follow (None: the configured one)."""
+        return None
 
 
 class EnginePort(Protocol):

@@ -8,8 +8,8 @@ from dataclasses import replace
 from engine import Side
 
 from kiosk.ports import CameraReading
-from tests.kiosk_fakes import WorldCamera
-from tests.test_controller_game import STEP, Rig
+from tests.helpers.fakes import WorldCamera
+from tests.helpers.rig import STEP, Rig
 
 
 class DoubtfulCamera(WorldCamera):

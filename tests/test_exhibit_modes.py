@@ -19,8 +19,8 @@ from engine import Board, Move, Piece, Side, parse_square
 from kiosk.controller import GameController
 from kiosk.simworld import SimWorld
 from kiosk.states import State
-from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera
-from tests.test_controller_game import Rig
+from tests.helpers.fakes import InstantEngine, ManualClock, WorldCamera
+from tests.helpers.rig import Rig
 
 
 def exhibit_config(**changes) -> Config:
@@ -126,7 +126,7 @@ def test_start_fresh_ends_selfplay_and_resets_to_the_start_position(tmp_path):
 
 
 class FakeRig(Rig):
-    """The controller on the fast fake ports (tests/kiosk_fakes.py) on a manual clock, with the
+    """The controller on the fast fake ports (tests/helpers/fakes.py) on a manual clock, with the
     exhibit's settings (no pause between self-play moves)."""
 
     def __init__(self, tmp_path, config: Config | None = None) -> None:
@@ -135,13 +135,18 @@ class FakeRig(Rig):
         self.ctrl = self.make()
 
     def play(self, move: Move, remove_captures: bool = True) -> None:
-        ply = self.ctrl.view().ply
-        self.world.visitor_move(move.from_sq, move.to_sq, remove_captures=remove_captures)
-        for _ in range(300):
-            self.step()
-            if self.ctrl.view().ply > ply:
-                return
-        raise AssertionError(f"move not taken in: {self.ctrl.view().state}")
+        play_move(self, move, remove_captures)
+
+
+def play_move(rig: Rig, move: Move, remove_captures: bool = True) -> None:
+    """A visitor's move on the world, stepped until the controller has taken it in."""
+    ply = rig.ctrl.view().ply
+    rig.world.visitor_move(move.from_sq, move.to_sq, remove_captures=remove_captures)
+    for _ in range(300):
+        rig.step()
+        if rig.ctrl.view().ply > ply:
+            return
+    raise AssertionError(f"move not taken in: {rig.ctrl.view().state}")
 
 
 def referee_to_capture(rig: FakeRig) -> Move:
@@ -150,6 +155,7 @@ def referee_to_capture(rig: FakeRig) -> Move:
     rig.run_until({"visitor_turn"})
     for _ in range(60):
         board = rig.ctrl.view().board
+        assert board is not None, "a game is on"
         captures = [m for m in board.legal_moves if board.captures_of(m) and m.to_sq not in board.captures_of(m)]
         if captures:
             return captures[0]
@@ -292,7 +298,7 @@ class ChainRig(Rig):
             poll(self.ctrl)
 
     def play(self, move: Move, remove_captures: bool = True) -> None:
-        FakeRig.play(self, move, remove_captures)
+        play_move(self, move, remove_captures)
 
 
 def test_a_hand_over_the_board_holds_the_referees_parking_with_the_piece_on_the_magnet(tmp_path):

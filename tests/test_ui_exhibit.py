@@ -15,8 +15,11 @@ from kiosk.teaching import TeachingView
 from kiosk.ui import palette
 from kiosk.ui.attract import narration
 from kiosk.ui.screenshots import game_view, idle_view
-from tests.test_ui_screens import button, frame, make_app
-from tests.ui_helpers import clean_queue, click, count_colour, start_by_touch  # noqa: F401 - clean_queue is an autouse fixture
+from tests.helpers.ui import clean_queue, click, count_colour, find_button, frame, make_app, start_by_touch  # noqa: F401 - clean_queue is an autouse fixture
+
+
+def button(app, key_name):
+    return find_button(app, key_name).rect
 
 
 def selfplay_view(state: str = "thinking", **exhibit):

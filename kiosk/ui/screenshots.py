@@ -258,6 +258,7 @@ def _exhibit_view(state: str, ply: int = 22, **fields: Any) -> Any:
     from kiosk.teaching import TeachingView
 
     view = game_view(ply, state=state, level="easy", ply=ply)
+    assert view.board is not None and view.last_move is not None, "the demo game has moves"
     before = view.board.copy()
     before.pop()
     reasons = explain(before, view.last_move)

@@ -25,14 +25,14 @@ class RecordingController(StillView):
 
     def __init__(self, view) -> None:
         super().__init__(view)
-        self.calls: list[tuple[str, tuple]] = []
+        self.calls: list[tuple] = []     # (name, args) or (name, args, kwargs)
 
-    def _record(self, name: str, *args) -> None:
-        self.calls.append((name, args))
+    def _record(self, name: str, *args, **kwargs) -> None:
+        self.calls.append((name, args, kwargs) if kwargs else (name, args))
 
     # the game's commands (kiosk/controller.py), with the arguments the screens pass
-    def start_game(self, *args) -> None:
-        self._record("start_game", *args)
+    def start_game(self, *args, **kwargs) -> None:
+        self._record("start_game", *args, **kwargs)
 
     def resign(self) -> None:
         self._record("resign")
@@ -61,6 +61,13 @@ class RecordingController(StillView):
 
     def recount_storage(self) -> None:
         self._record("recount_storage")
+
+    # the exhibit modes' commands (kiosk/exhibit.py)
+    def handover(self, *args) -> None:
+        self._record("handover", *args)
+
+    def set_selfplay(self, *args) -> None:
+        self._record("set_selfplay", *args)
 
 
 @pytest.fixture(autouse=True)
