@@ -9,7 +9,7 @@ commands; they never touch hardware.
 Its parts, each with one job:
 - kiosk/session.py: the game (settings, board, history) and its rebuild from the journal;
 - kiosk/turns.py: the visitor's move read from the board, the robot's reply;
-- kiosk/robot_jobs.py: goals for the squares, planned, carried out, checked; the storage book;
+- kiosk/robot_jobs.py: goals for the squares, planned, carried out, checked; the robot's ledger;
 - kiosk/board_watch.py: still camera readings and signs of life;
 - kiosk/attendance.py: is anybody there, and when to call staff;
 - kiosk/staff_ops.py: staff commands; kiosk/view.py: the screens' snapshot.
@@ -179,6 +179,7 @@ class GameController:
         poll or command."""
         if self.state != State.BOOT:
             return
+        self.jobs.use_board(self.board_name)     # the ledger first: homing may sweep its pending step
         self._resume(replay(self.journal))
 
     def poll(self) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 from kiosk.ports import GantryEvent, GantryEventKind, GantryPort, Transfer
 
@@ -34,6 +34,9 @@ class Mover(Protocol):
         """Drag one piece; blocks until the motion has finished; raises on failure."""
 
     def use_board(self, board_name: str, variant: str) -> None: ...
+
+    def use_ledger(self, ledger: Any, path: str) -> None:
+        """The one ledger of the board in play (opened by the kiosk, kiosk/inventory.py)."""
 
     def jog(self, dx_mm: float, dy_mm: float) -> tuple[float, float]:
         """Staff: move the carriage with the magnet off; returns the new position (mm)."""
@@ -78,6 +81,9 @@ class GantryThread(GantryPort):
     def use_board(self, board_name: str, variant: str) -> None:
         self._commands.put(("board", 0, [board_name, variant]))  # type: ignore[list-item]
 
+    def use_ledger(self, ledger: Any, path: str) -> None:
+        self._commands.put(("ledger", 0, [ledger, path]))  # type: ignore[list-item]
+
     def poll(self) -> list[GantryEvent]:
         out = []
         while True:
@@ -107,6 +113,8 @@ class GantryThread(GantryPort):
             try:
                 if kind == "board":
                     self.mover.use_board(str(payload[0]), str(payload[1]))
+                elif kind == "ledger":
+                    self.mover.use_ledger(payload[0], str(payload[1]))
                 elif kind == "home":
                     self._home(job)
                 elif kind == "run":

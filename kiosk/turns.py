@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from engine import Move, square_name
 
-from kiosk.inventory import StorageInventory
 from kiosk.move_reading import VisitorReading, read_visitor_move
 from kiosk.ports import Transfer
 from kiosk.robot_jobs import Goal
@@ -183,7 +182,7 @@ class Turns:
         captures = tuple(board.captures_of(move))
         robot_piece = board.piece_at(move.from_sq)
         jobs = c.jobs
-        inv = StorageInventory(dict(jobs.ensure_inventory(board.pieces()).slots))
+        inv: dict = dict(jobs.book.storage())      # the plan's own copy of storage, booked as planned
         plan: list[Transfer] = []
         latest = c.watch.still.squares
         for sq, piece in sorted(s.leftovers.items()):

@@ -9,11 +9,11 @@ from engine import Board, Piece, Side
 
 from kiosk.cli import main as cli_main
 from kiosk.faults import FAULT_KINDS, parse_faults
-from kiosk.inventory import InventoryFile, StorageInventory
+from kiosk.inventory import StorageBook
 from kiosk.journal import Journal, read_records
 from kiosk.move_reading import read_visitor_move
 from kiosk.ports import Slot, Transfer
-from kiosk.reconcile import apply_transfer, diff_squares, reconcile
+from kiosk.reconcile import diff_squares, reconcile
 from kiosk.states import State, check_transition
 
 
@@ -51,8 +51,7 @@ def _planner():
 
 
 def test_reconcile_keeps_pieces_in_place_moves_board_to_board_and_uses_storage_for_the_difference():
-    inv = StorageInventory.empty(11)
-    inv.slots[Slot("attackers", 0)] = Piece.ATTACKER
+    inv = {Slot("attackers", 0): Piece.ATTACKER}
     observed = {5: Piece.ATTACKER, 7: Piece.DEFENDER, 30: Piece.ATTACKER}
     target = {6: Piece.ATTACKER, 8: Piece.ATTACKER, 30: Piece.ATTACKER}
     plan = reconcile(observed, target, inv, _planner())
@@ -63,25 +62,28 @@ def test_reconcile_keeps_pieces_in_place_moves_board_to_board_and_uses_storage_f
     parked = [t for t in plan.transfers if t.src == 7]
     assert len(parked) == 1 and parked[0].dst.side == "defenders" and parked[0].dst != Slot("defenders", 0)
     assert [t.src for t in plan.transfers if isinstance(t.src, Slot)] == [Slot("attackers", 0)]
-    for t in plan.transfers:
-        apply_transfer(inv, t)
-    assert inv.slots[Slot("attackers", 0)] is None and inv.count(Piece.DEFENDER) == 1
 
 
 def test_reconcile_reports_missing_pieces_and_diff():
-    inv = StorageInventory.empty(11)
-    plan = reconcile({}, {60: Piece.KING}, inv, _planner())
+    plan = reconcile({}, {60: Piece.KING}, {}, _planner())
     assert not plan.complete and plan.missing == {60: Piece.KING}
     assert diff_squares({1: Piece.ATTACKER}, {2: Piece.ATTACKER}) == {1: None, 2: Piece.ATTACKER}
 
 
-def test_inventory_file_round_trip(tmp_path):
-    inv = StorageInventory.full_for("copenhagen")
-    assert inv.count(Piece.KING) == 1 and inv.slots[Slot("defenders", 0)] == Piece.KING
-    assert inv.count(Piece.ATTACKER) == 24 and inv.count(Piece.DEFENDER) == 12
-    f = InventoryFile(tmp_path)
-    f.save("board-11", inv)
-    assert f.load("board-11") == inv and f.load("board-9") is None
+def test_the_storage_book_is_the_robots_ledger_and_counts_a_fresh_install_from_the_camera(tmp_path):
+    from calibration.config import Config
+    from robot.ledger import Ledger, ledger_path
+
+    book = StorageBook(tmp_path, Config())
+    ledger = book.open("board-11")
+    assert ledger.fresh and book.path == ledger_path(tmp_path, "board-11")
+    book.first_look({60: Piece.KING, 5: Piece.ATTACKER}, "copenhagen")   # two pieces are on the board
+    stored = book.storage()
+    assert Piece.KING not in stored.values() and list(stored.values()).count(Piece.ATTACKER) == 23
+    assert list(stored.values()).count(Piece.DEFENDER) == 12
+    again = Ledger.load(book.path)                                       # saved at once, for tafl-robot too
+    assert again.storage() == ledger.storage() and not again.fresh
+    assert book.missing({60: Piece.KING}, "copenhagen") == {"t": 1}      # the one not seen and not stored
 
 
 def test_visitor_move_reading_legal_left_capture_illegal_and_mismatch():
