@@ -8,6 +8,7 @@ commands; they never touch hardware.
 
 Its parts, each with one job:
 - kiosk/session.py: the game (settings, board, history) and its rebuild from the journal;
+- kiosk/match.py: the York match over several games (scored here, journalled with each game);
 - kiosk/turns.py: the visitor's move read from the board, the robot's reply;
 - kiosk/robot_jobs.py: goals for the squares, planned, carried out, checked; the robot's ledger;
 - kiosk/board_watch.py: still camera readings and signs of life;
@@ -43,6 +44,7 @@ from kiosk.attendance import Attendance
 from kiosk.board_names import board_name_for
 from kiosk.board_watch import BoardWatch
 from kiosk.journal import Journal, Record
+from kiosk.match import Match, match_for_game
 from kiosk.ports import CameraPort, EnginePort, GantryEventKind, GantryPort
 from kiosk.robot_jobs import RETRY_OFFSETS_MM, RobotJobs, squares_json
 from kiosk.session import GameSession, ResumePoint, replay, write_gamelog
@@ -77,6 +79,7 @@ class GameController:
         self.on_state = on_state        # e.g. systemd STATUS=
         self.state = State.BOOT
         self.session: GameSession | None = None
+        self.match: Match | None = None     # the York match of this visit (kiosk/match.py)
         self.board_name = config.board
         self.variant: str | None = None     # the variant on the board (a game's, or a staff set-up's)
         self.fix_squares: dict[int, Piece | None] = {}
@@ -104,9 +107,12 @@ class GameController:
         return build_view(self)
 
     # -------------------------------------------------------------- commands
-    def start_game(self, variant: str, options: dict[str, str], visitor_side: Side, level: str) -> None:
+    def start_game(self, variant: str, options: dict[str, str], visitor_side: Side, level: str,
+                   match: str = "single") -> None:
         """A visitor starts a game: the robot sets the board up (or finishes resetting it), then
-        whoever moves first plays. A paused game is ended without a winner first."""
+        whoever moves first plays. A paused game is ended without a winner first. `match`: a
+        single game, a new York match ("five_point", "two_game"), or "next": the next game of
+        the match under way (its side and variant are the match's)."""
         self.start()
         if self.state == State.PAUSED:
             self.finish(Outcome(None, EndReason.ABANDONED.value))
@@ -114,10 +120,14 @@ class GameController:
             raise RuntimeError(f"cannot start a game while {self.state.value}")
         if level not in self.config.engine.levels:
             raise ValueError(f"unknown level {level!r}; known: {', '.join(self.config.engine.levels)}")
+        self.match = match_for_game(self.match, match, variant, visitor_side)
+        if match == "next" and self.match is not None:
+            variant, visitor_side = self.match.variant, self.match.visitor_side()
         session = GameSession.new(variant, options, visitor_side, level)
         if self.state == State.GAME_OVER:
             self.journal.archive(self.variant or "game")
-        self.record("game_started", **session.game_started_record())
+        self.record("game_started", **session.game_started_record(),
+                    **({"match": self.match.to_json()} if self.match is not None else {}))
         self.session = session
         self.teacher.new_game(level)
         self._use_board(session.variant)
@@ -287,8 +297,11 @@ class GameController:
         s = self.session
         assert s is not None
         s.outcome = outcome
+        if self.match is not None:
+            self.match.record(s.board, outcome)          # scored before the record that keeps it
         self.record("game_over", winner=outcome.winner.value if outcome and outcome.winner else None,
-                            reason=outcome.reason if outcome else "")
+                    reason=outcome.reason if outcome else "",
+                    **({"match": self.match.to_json()} if self.match is not None else {}))
         self.jobs.drop_goal()
         self.set_state(State.GAME_OVER)
         write_gamelog(self.journal, s, self.config.kiosk.language, hints=self.teacher.hints_used)
@@ -324,7 +337,7 @@ class GameController:
                 self.set_state(State.IDLE)
             return
         s = point.session
-        self.session = s
+        self.session, self.match = s, point.match
         self.teacher.new_game(s.level)
         self.teacher.hints_used = list(s.hints)
         self._use_board(s.variant)

@@ -326,6 +326,19 @@ def _game_started(obj: dict) -> str | None:
         return f"game_started with a bad visitor side {obj.get('visitor_side')!r}"
     if not isinstance(obj.get("level"), str) or not obj.get("level"):
         return "game_started without a level"
+    return _match(obj)
+
+
+def _match(obj: dict) -> str | None:
+    """A journalled York match (kiosk/match.py) must read back."""
+    if obj.get("match") is None:
+        return None
+    from kiosk.match import Match, MatchError
+
+    try:
+        Match.from_json(obj["match"])
+    except MatchError as exc:
+        return f"{obj['kind']} with {exc}"
     return None
 
 
@@ -354,7 +367,7 @@ def _move(obj: dict) -> str | None:
 def _game_over(obj: dict) -> str | None:
     if obj.get("winner") not in (None, *_SIDES) or not isinstance(obj.get("reason", ""), str):
         return "game_over with a bad winner or reason"
-    return None
+    return _match(obj)
 
 
 def _staff_setup(obj: dict) -> str | None:

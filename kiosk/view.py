@@ -55,6 +55,8 @@ class ControllerView:
     #: pieces that are neither on the board nor in storage: captured pieces in the tray, lost ones
     missing: dict[str, int] = field(default_factory=dict)
     teaching: TeachingView = TeachingView()    # kiosk/teaching.py: the robot's reasons, the hint
+    #: the York match of this visit (kiosk/match.py, kept and journalled by the controller), if any
+    match: Any = None
 
 
 def idle_view() -> ControllerView:
@@ -91,4 +93,4 @@ def build_view(c: "GameController") -> ControllerView:
         attendance=c.attendance.code(c.state, c.clock(), c.watch.last_sign_of_life),
         staff_notice=c.notice,
         missing=c.jobs.missing(c.watch.still.latest(), c.current_variant()),
-        teaching=c.teacher.view(c.engine, board))
+        teaching=c.teacher.view(c.engine, board), match=c.match)
