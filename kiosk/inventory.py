@@ -75,6 +75,7 @@ class StorageBook:
         self.layout: TableLayout | None = None
         self.ledger: Ledger | None = None
         self.path: Path | None = None
+        self.count_at_first_look = False    # no ledger, or a damaged one: storage is counted from the board
 
     def open(self, board_name: str) -> Ledger:
         """Read (or start) the ledger of `board_name`; a damaged file is named and set aside."""
@@ -85,6 +86,7 @@ class StorageBook:
         merge_legacy_inventory(self.state_dir, self.config)
         loaded = load_or_set_aside(self.path, self.layout)
         self.ledger = loaded.ledger
+        self.count_at_first_look = loaded.ledger.fresh or loaded.damage is not None
         if loaded.damage is not None:
             kept = f"; the damaged file is kept as {loaded.kept_as.name}" if loaded.kept_as else ""
             notices.post(str(self.path), f"damaged ledger, {loaded.damage}",
@@ -111,8 +113,11 @@ class StorageBook:
 
     # -- changes (each saved at once) ------------------------------------------
     def first_look(self, on_board: dict[int, Piece], variant: str) -> None:
-        """A fresh install: storage holds every piece of `variant` the camera does not see."""
-        if self.ledger is not None and self.ledger.fresh and self.layout is not None:
+        """A fresh install, or a ledger rebuilt from a damaged file: until counted, storage is
+        assumed to hold every piece of `variant` the camera does not see (a damaged ledger
+        stays `storage_check_needed` until staff confirm it)."""
+        if self.count_at_first_look and self.ledger is not None and self.layout is not None:
+            self.count_at_first_look = False
             self.ledger.replace_board({sq: p.value for sq, p in on_board.items()})
             self.ledger.replace_storage(storage_for(self.layout, variant, on_board))
             self.save()
@@ -127,6 +132,7 @@ class StorageBook:
         if self.ledger.storage_check_needed:
             log.info("%s: storage confirmed by staff: the ledger is trusted again", self.path)
         self.ledger.storage_checked()
+        self.count_at_first_look = False
         self.save()
 
     def put(self, slot: Slot, piece: Piece | None) -> None:
@@ -200,6 +206,9 @@ def merge_legacy_inventory(state_dir: Path, config: Config) -> None:
         return
     try:
         data = _read_legacy(path)
+        for name, rows in data.items():
+            if not isinstance(rows, list):
+                raise InventoryError(f"board {name!r:.30}: expected a list of slots, found {type(rows).__name__}")
         boards = {name: check_rows(rows, TableLayout(config, name)) for name, rows in data.items()
                   if name in config.boards}
     except (InventoryError, OSError, ValueError) as exc:
@@ -223,7 +232,7 @@ def merge_legacy_inventory(state_dir: Path, config: Config) -> None:
     moved = path.with_name(f"{path.name}.merged-{stamp}")
     os.replace(path, moved)
     fsync_dir(state_dir)
-    log.warning("%s: the old storage book was merged into the robot's ledger (%s) and moved aside as %s",
+    log.info("%s: the old storage book was merged into the robot's ledger (%s) and moved aside as %s",
                 path, ", ".join(ledger_path(state_dir, n).name for n in boards) or "no board of this kiosk",
                 moved.name)
 

@@ -77,6 +77,9 @@ class WorldGantry(GantryPort):
         self.world.use_variant(variant)
 
     def submit(self, job: int, transfers: list[Transfer], places: dict | None = None) -> None:
+        if self.ledger is not None and self.ledger.pending is None:
+            # the camera's squares into the ledger, as the gantry adapter's begin() does
+            self.ledger.replace_board({loc: p for loc, p in (places or {}).items() if isinstance(loc, int)})
         self.queue.append(("carry", job, list(transfers), 0))
 
     def home(self, job: int) -> None:
