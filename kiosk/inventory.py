@@ -76,6 +76,7 @@ class StorageBook:
         self.ledger: Ledger | None = None
         self.path: Path | None = None
         self.count_at_first_look = False    # no ledger, or a damaged one: storage is counted from the board
+        self.confirmed: set[Slot] = set()   # slots the robot's carries confirmed (`confirm_by_use`)
 
     def open(self, board_name: str) -> Ledger:
         """Read (or start) the ledger of `board_name`; a damaged file is named and set aside."""
@@ -83,6 +84,7 @@ class StorageBook:
             return self.ledger
         self.layout = TableLayout(self.config, board_name)
         self.path = ledger_path(self.state_dir, board_name)
+        self.confirmed = set()
         merge_legacy_inventory(self.state_dir, self.config)
         loaded = load_or_set_aside(self.path, self.layout)
         self.ledger = loaded.ledger
@@ -134,6 +136,20 @@ class StorageBook:
         self.ledger.storage_checked()
         self.count_at_first_look = False
         self.save()
+
+    def confirm_by_use(self, slots: set[Slot]) -> None:
+        """The robot's own check, while storage must be checked: slots the robot drew a piece
+        from, or parked one in, and the camera saw the piece arrive or leave, are known. Once
+        every slot is known this way (a set-up from a full storage draws them all), storage
+        is confirmed without staff."""
+        if self.ledger is None or self.layout is None or not self.ledger.storage_check_needed:
+            return
+        self.confirmed |= set(slots)
+        if self.confirmed >= set(self.layout.slots()):
+            log.info("%s: every storage slot confirmed by the robot's own carries: the ledger is trusted again",
+                     self.path)
+            self.ledger.storage_checked()
+            self.save()
 
     def put(self, slot: Slot, piece: Piece | None) -> None:
         """The camera showed a booked step did not happen (or did): correct one slot."""

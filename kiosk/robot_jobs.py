@@ -142,6 +142,8 @@ class RobotJobs:
 
     def _reached(self, goal: Goal, observed: dict[int, Piece]) -> None:
         self.watch.confirm(observed)
+        # the camera saw the last plan's pieces arrive and leave: its slots are known (storage check)
+        self.book.confirm_by_use({loc for t in goal.last_plan for loc in (t.src, t.dst) if isinstance(loc, Slot)})
         then = self.after_goal
         self.goal, self.after_goal = None, None
         self.activity, self.progress = IDLE_ACTIVITY, 1.0

@@ -139,3 +139,21 @@ def test_staffs_count_clears_the_storage_check_and_the_gantry_books_into_the_sam
     taken = dict(start)
     del taken[next(sq for sq, p in start.items() if p == Piece.ATTACKER)]
     assert book.missing(taken, "copenhagen") == {"t": 1}    # one attacker in the tray (or lost)
+
+
+def test_the_robots_own_carries_confirm_storage_after_a_damaged_ledger(tmp_path):
+    from engine import Side
+
+    from tests.test_controller_game import Rig
+
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "gantry-ledger-board-11.json").write_text("[]")          # damaged: storage is a guess
+    rig = Rig(tmp_path, seed=2)
+    book = rig.ctrl.jobs.book
+    assert book.storage_check_needed
+    rig.ctrl.start_game("copenhagen", {}, Side.DEFENDERS, "easy")     # the set-up draws every slot
+    rig.run_until({"visitor_turn"}, limit=5000)
+    assert rig.world.square_pieces() == rig.ctrl.view().board.pieces()
+    assert not book.storage_check_needed
+    assert not Ledger.load(state / "gantry-ledger-board-11.json").storage_check_needed
