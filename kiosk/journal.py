@@ -52,7 +52,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from calibration.durable import atomic_write_text, fsync_dir, set_aside
 
@@ -130,7 +130,7 @@ class Journal:
         else:
             log.info("%s: no journal, no game to resume", self.path)
         self._seq = self._records[-1].seq if self._records else 0
-        self._file = None
+        self._file: TextIO | None = None
         self._closed = False
 
     def _check_against_mark(self, reading: JournalReading) -> JournalReading:

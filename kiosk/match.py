@@ -187,7 +187,8 @@ class Match:
             match.cards = cards
         elif fmt == "two_game":
             t = data["two"]
-            two = TwoGameMatch(players=tuple(str(p) for p in t["players"]), tie_break=str(t["tie_break"]))
+            first, second = (str(p) for p in t["players"])
+            two = TwoGameMatch(players=(first, second), tie_break=str(t["tie_break"]))
             if set(two.players) != set(PLAYERS):
                 raise ValueError(f"players {two.players!r}")
             for g in t["games"][:2]:

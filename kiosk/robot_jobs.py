@@ -16,7 +16,7 @@ from typing import Callable, Protocol
 
 from calibration.config import Config
 from engine import Piece, square_name
-from robot.layout import TableLayout
+from robot.layout import Location, TableLayout
 from robot.planner import MotionPlanner, PlanError
 
 from kiosk.activity import IDLE_ACTIVITY, ActivityCode, RobotActivity, activity_for
@@ -285,7 +285,8 @@ class RobotJobs:
             self.use_board(self.board_name or self.config.board)
         assert self.planner is not None
         try:
-            slot = self.planner.park_slot(dict(storage), piece.value, self.planner.layout.position(sq))
+            taken: dict[Location, str] = {s: p.value for s, p in storage.items()}
+            slot = self.planner.park_slot(taken, piece.value, self.planner.layout.position(sq))
         except PlanError:
             return []        # storage full: the verify step will ask a person
         storage[slot] = piece
@@ -296,7 +297,8 @@ class RobotJobs:
         storage = self.book.storage()
         changed = False
         for t in plan:
-            if isinstance(t.dst, Slot) and observed.get(t.src) == t.piece and storage.get(t.dst) == t.piece:
+            if isinstance(t.dst, Slot) and isinstance(t.src, int) and observed.get(t.src) == t.piece \
+                    and storage.get(t.dst) == t.piece:
                 self.book.put(t.dst, None)       # the piece is still on its square
                 changed = True
             if isinstance(t.src, Slot) and isinstance(t.dst, int) and observed.get(t.dst) != t.piece \

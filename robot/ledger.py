@@ -37,6 +37,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
 from calibration.durable import atomic_write_text, set_aside
 from robot.layout import ATTACKER, KING, PIECES, SIDES, Location, PieceSet, Slot, TableLayout, \
@@ -73,7 +74,8 @@ class Ledger:
     @classmethod
     def in_storage(cls, layout: TableLayout) -> "Ledger":
         """A fresh install: every piece in its storage slot."""
-        return cls(layout.board_name, layout.size, layout.piece_set, dict(layout.storage_start()))
+        places: dict[Location, str] = {slot: piece for slot, piece in layout.storage_start().items()}
+        return cls(layout.board_name, layout.size, layout.piece_set, places)
 
     # -- views -------------------------------------------------------------
     def board(self) -> dict[int, str]:
@@ -121,14 +123,18 @@ class Ledger:
         """The board squares as the camera reads them (the visitor moves pieces the robot never
         touched); storage stays as booked."""
         with self.lock:
-            self.places = {**{loc: p for loc, p in self.places.items() if isinstance(loc, Slot)},
-                           **dict(squares)}
+            places: dict[Location, str] = {loc: p for loc, p in self.places.items() if isinstance(loc, Slot)}
+            for sq, piece in squares.items():
+                places[sq] = piece
+            self.places = places
 
     def replace_storage(self, slots: dict[Slot, str]) -> None:
         """Storage as counted (staff, a fresh install); the board squares stay as booked."""
         with self.lock:
-            self.places = {**{loc: p for loc, p in self.places.items() if isinstance(loc, int)},
-                           **dict(slots)}
+            places: dict[Location, str] = {loc: p for loc, p in self.places.items() if isinstance(loc, int)}
+            for slot, piece in slots.items():
+                places[slot] = piece
+            self.places = places
 
     def storage_checked(self) -> None:
         """Staff or the robot confirmed what storage holds: the ledger is trusted again."""
@@ -288,7 +294,7 @@ def load_or_set_aside(path: str | os.PathLike, layout: TableLayout) -> LedgerLoa
     return LedgerLoad(ledger, damage or "unreadable", kept_as)
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
