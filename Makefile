@@ -7,7 +7,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup test demo bench clean install uninstall lock
+.PHONY: setup test lint demo bench clean install uninstall lock
 
 # Every layer plus the test and lint tools, at the tested versions.
 EXTRAS      := kiosk,test,dev
@@ -24,6 +24,11 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 test: $(STAMP)
 	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest
 
+# ruff and mypy, configured in pyproject.toml; clean on the whole tree.
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
 demo: $(STAMP)
 	$(BIN)/tafl-kiosk --simulate --windowed --state .demo-state
 
@@ -31,7 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
 
 # Rewrite constraints.txt from a fresh venv with the newest allowed versions
 # (keeps its comment header); run the tests before committing the result.

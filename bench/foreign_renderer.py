@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,9 +49,9 @@ import numpy as np
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from calibration.config import Config, load_config  # noqa: E402
-from engine import Board, Piece  # noqa: E402
-from engine.otn import pieces_from_position  # noqa: E402
+from calibration.config import Config, load_config
+from engine import Board, Piece
+from engine.otn import pieces_from_position
 
 IMAGE_W, IMAGE_H = 1280, 720
 CONDITIONS = ("clean", "museum", "hard")
@@ -119,6 +120,11 @@ def _u(rng: np.random.Generator, lo: float, hi: float) -> float:
     return float(rng.uniform(lo, hi))
 
 
+def _rgb(values: Iterable[float]) -> tuple[float, float, float]:
+    r, g, b = (float(v) for v in values)
+    return (r, g, b)
+
+
 def draw_scene(condition: str, rng: np.random.Generator, board_width_mm: float) -> Scene:
     """Random scene parameters for a condition (clean < museum < hard)."""
     if condition not in CONDITIONS:
@@ -137,7 +143,7 @@ def draw_scene(condition: str, rng: np.random.Generator, board_width_mm: float) 
     jitter_colour = (0.03, 0.07, 0.1)[level]
 
     def piece_colour(rgb: tuple[float, float, float]) -> tuple[float, float, float]:
-        return tuple(float(c * _u(rng, 1 - jitter_colour, 1 + jitter_colour)) for c in rgb)
+        return _rgb(c * _u(rng, 1 - jitter_colour, 1 + jitter_colour) for c in rgb)
 
     return Scene(
         condition=condition,
@@ -150,7 +156,7 @@ def draw_scene(condition: str, rng: np.random.Generator, board_width_mm: float) 
         principal_jitter_px=(_u(rng, -12, 12), _u(rng, -8, 8)),
         k1=_u(rng, 0.0, 0.02) if level == 0 else _u(rng, -0.03, 0.07),
         k2=_u(rng, -0.01, 0.01),
-        wood_rgb=tuple(float(c) for c in tone),
+        wood_rgb=_rgb(tone),
         plank_along_x=bool(rng.integers(2)),
         grain_period_mm=_u(rng, 1.8, 4.5),
         piece_height_mm=_u(rng, 8, 12),
@@ -204,11 +210,11 @@ def draw_room(scene: Scene, rng: np.random.Generator, board_width_mm: float) -> 
         return
     w = board_width_mm
     gel_chance, gel_mix = ((0.3, 0.5), (0.6, 1.0))[level - 1]
-    tints = []
+    tints: list[tuple[float, float, float]] = []
     for _ in scene.spots:
         if rng.random() < gel_chance:
             gel = np.array(GELS_BGR[int(rng.integers(len(GELS_BGR)))])
-            tints.append(tuple(float(v) for v in (1 - gel_mix) * np.array((0.78, 0.92, 1.0)) + gel_mix * gel))
+            tints.append(_rgb((1 - gel_mix) * np.array((0.78, 0.92, 1.0)) + gel_mix * gel))
         else:
             tints.append((0.78, 0.92, 1.0))
     scene.spot_tints = tints
@@ -253,9 +259,9 @@ class HandPose:
 def random_hand(rng: np.random.Generator, board_width_mm: float) -> HandPose:
     """A hand over a random square, the arm from a random side, any skin tone, any sleeve (or none)."""
     tone = _u(rng, 0, 1)
-    skin = np.array([180, 200, 235]) * (1 - tone) + np.array([45, 65, 100]) * tone
-    skin = tuple(float(v) for v in skin * rng.uniform(0.9, 1.1, 3))
-    sleeve = None if rng.random() < 0.3 else tuple(float(v) for v in rng.uniform(20, 230, 3))
+    skin_bgr = np.array([180, 200, 235]) * (1 - tone) + np.array([45, 65, 100]) * tone
+    skin = _rgb(skin_bgr * rng.uniform(0.9, 1.1, 3))
+    sleeve = None if rng.random() < 0.3 else _rgb(rng.uniform(20, 230, 3))
     w = board_width_mm
     # fingertips down at a piece's height over the playing area, as when moving a piece
     return HandPose(_u(rng, 0.2 * w, 0.8 * w), _u(rng, 0.2 * w, 0.8 * w), _u(rng, 20, 60), _u(rng, 0, 360),
@@ -307,7 +313,7 @@ class Layout:
         n, c = self.size, self.size // 2
         if n == 9:
             camps = []
-            for a, b in ((0, c), (n - 1, c)):
+            for a in (0, n - 1):
                 camps += [(a, c - 1), (a, c), (a, c + 1), (1 if a == 0 else n - 2, c)]
                 camps += [(c - 1, a), (c, a), (c + 1, a), (c, 1 if a == 0 else n - 2)]
             return [(c, c)] + camps
@@ -510,8 +516,8 @@ def key_light(scene: Scene) -> np.ndarray:
 def apply_shadows_and_glare(img: np.ndarray, scene: Scene, layout: Layout, tex: Texture,
                             pieces: list[PieceSpec], camera: Camera) -> np.ndarray:
     L = key_light(scene)
-    shade = np.zeros((tex.rows, tex.cols), np.float32)
-    contact = np.zeros_like(shade)
+    shade: np.ndarray = np.zeros((tex.rows, tex.cols), np.float32)
+    contact: np.ndarray = np.zeros_like(shade)
     for pc in pieces:
         h = pc.height + (layout.king_extra_h if pc.crown else 0.0)
         ex, ey = pc.x - h * L[0] / L[2], pc.y - h * L[1] / L[2]
@@ -712,7 +718,7 @@ def apply_onlooker(ideal: np.ndarray, scene: Scene, layout: Layout, camera: Came
     du, dv = X - cx, Y - cy
     along = (du * -math.sin(side) + dv * math.cos(side)) / a
     across = (du * math.cos(side) + dv * math.sin(side)) / b
-    mask = (along ** 2 + across ** 2 <= 1.0).astype(np.float32)
+    mask: np.ndarray = (along ** 2 + across ** 2 <= 1.0).astype(np.float32)
     mask = cv2.GaussianBlur(mask, (0, 0), _u(rng, 6, 14))
     dim = 1.0 - _u(rng, *scene.onlooker_strength) * mask
     ideal *= _upsample(dim, ideal.shape[:2])[..., None]
@@ -739,7 +745,7 @@ def apply_hand(ideal: np.ndarray, scene: Scene, layout: Layout, camera: Camera, 
     # its shadow: the axis cast along the key light onto the board
     ground = pts - pts[:, 2:3] * (L / L[2])[None]
     ground[:, 2] = 0.0
-    shadow = np.zeros((h, w), np.float32)
+    shadow: np.ndarray = np.zeros((h, w), np.float32)
     for p, r in zip(camera.project(ground), radius):
         depth = float((ground[0] - camera.C) @ camera.R[2])
         cv2.circle(shadow, (int(p[0]), int(p[1])), max(1, int(f * r / depth)), 1.0, -1)
@@ -776,7 +782,7 @@ def lens_and_sensor(ideal: np.ndarray, scene: Scene, camera: Camera, rng: np.ran
     k = 1 + scene.k1 * r2 + scene.k2 * r2 * r2  # division-style model: undistorted = distorted * k
     map_x = (xd * k * f + cx).astype(np.float32)
     map_y = (yd * k * f + cy).astype(np.float32)
-    img = cv2.remap(ideal, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    img: np.ndarray = cv2.remap(ideal, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
     img *= scene.exposure
     img *= np.array(scene.white_balance, np.float32)
     rn = r2 / r2.max()
@@ -796,7 +802,10 @@ def lens_and_sensor(ideal: np.ndarray, scene: Scene, camera: Camera, rng: np.ran
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])
     if not ok:
         raise RuntimeError("JPEG encoding failed")
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    if decoded is None:
+        raise RuntimeError("JPEG decoding failed")
+    return decoded
 
 
 @dataclass

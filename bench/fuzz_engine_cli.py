@@ -67,7 +67,7 @@ def random_game(rng: random.Random, variant: str, plies: int) -> tuple[Board, li
 
 
 def record_text(rng: random.Random, moves: list[str]) -> str:
-    lines = [f"[Variant \"x\"]"] if rng.random() < 0.3 else []
+    lines = ["[Variant \"x\"]"] if rng.random() < 0.3 else []
     for i in range(0, len(moves), 2):
         lines.append(f"{i // 2 + 1}. " + " ".join(moves[i:i + 2]))
     if rng.random() < 0.2:

@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from robot.grbl import GrblDriver, GrblError  # noqa: E402
+from robot.grbl import GrblDriver, GrblError
 
 TRAVEL = (800.0, 560.0)
 HANG_S = 3.0
@@ -224,7 +224,7 @@ def run(lines: int, seed: int) -> dict[str, int]:
             # keep the run going as an operator would: unlock after an alarm, reset when
             # the answers are out of step
             try:
-                if drv._out_of_step or drv.critical:     # noqa: SLF001 - the bench's view
+                if drv._out_of_step or drv.critical:
                     drv.soft_reset()
                 if not drv.position_known:
                     drv.unlock()

@@ -24,9 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.board import Board  # noqa: E402
-from engine.levels import get_level  # noqa: E402
-from engine.search import Searcher  # noqa: E402
+from engine.board import Board
+from engine.levels import get_level
+from engine.search import Searcher
 
 GAMES = Path("/work/shared/data/copenhagen-games.csv")
 MIN_PLIES = 50

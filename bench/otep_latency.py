@@ -42,21 +42,22 @@ def main() -> int:
                              "--time", str(args.time)], cwd=REPO, env=env, text=True, bufsize=1,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
 
     def send(line: str) -> None:
-        proc.stdin.write(line + "\n")
-        proc.stdin.flush()
+        stdin.write(line + "\n")
+        stdin.flush()
 
     def read_move() -> str:
         while True:
-            line = proc.stdout.readline()
+            line = stdout.readline()
             if not line:
                 raise SystemExit("the engine exited")
             if line.startswith("move "):
                 return line.split()[1]
 
     def read_until(prefix: str) -> None:
-        while not proc.stdout.readline().startswith(prefix):
+        while not stdout.readline().startswith(prefix):
             pass
 
     rng = random.Random(args.seed)

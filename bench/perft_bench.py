@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import VARIANTS, Board, perft  # noqa: E402
+from engine import VARIANTS, Board, perft
 
 KNOWN = {("copenhagen", 1): 116, ("copenhagen", 2): 6_788, ("copenhagen", 3): 806_344,
          ("copenhagen", 4): 50_456_804}

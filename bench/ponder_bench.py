@@ -22,9 +22,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.levels import get_level  # noqa: E402
-from engine.search import build_board, search_board  # noqa: E402
-from kiosk.engine_worker import ponder  # noqa: E402
+from engine.levels import get_level
+from engine.search import build_board, search_board
+from kiosk.engine_worker import ponder
 
 GAMES = Path(__file__).resolve().parents[1] / "tests" / "data" / "copenhagen-games.csv"
 #: the search asks its clock once every this many nodes (engine/search.py CHECK_EVERY)
@@ -33,7 +33,7 @@ NODES_PER_CLOCK_READ = 16
 
 def positions(count: int, plies: tuple[int, ...] = (12, 24, 36)) -> list[tuple[list[str], str]]:
     """(moves so far, the game's next move) pairs: the robot has just moved, the visitor is to move."""
-    out = []
+    out: list[tuple[list[str], str]] = []
     for line in GAMES.read_text(encoding="utf-8").splitlines():
         moves = [m.split("x")[0] for m in line.split(",")[0].split()]
         for p in plies:
@@ -56,11 +56,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nodes", type=int, default=25_000)
     args = ap.parse_args(argv)
     hard = {"name": "hard", "time_s": 600.0, "max_depth": 64}
-    rows = {"cold": [], "hit": [], "game": []}
+    rows: dict[str, list] = {"cold": [], "hit": [], "game": []}
     for moves, game_move in positions(args.positions):
         reads = {"n": 0}
 
-        def budget_spent() -> bool:
+        def budget_spent(reads: dict[str, int] = reads) -> bool:
             reads["n"] += 1
             return reads["n"] * NODES_PER_CLOCK_READ > args.ponder_nodes
 

@@ -25,12 +25,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.config import Config  # noqa: E402
-from engine import Board  # noqa: E402
-from robot.kinematics import AxisLimits, straight_move_time  # noqa: E402
-from robot.layout import KING_SLOT, TableLayout, piece_letter  # noqa: E402
-from robot.planner import Step  # noqa: E402
-from robot.simrig import SimRig  # noqa: E402
+from calibration.config import Config
+from engine import Board, Move
+from robot.kinematics import AxisLimits, straight_move_time
+from robot.layout import KING_SLOT, TableLayout, piece_letter
+from robot.planner import Step
+from robot.simrig import SimRig
 
 GAMES = Path(__file__).resolve().parents[1] / "tests" / "data" / "copenhagen-games.csv"
 
@@ -64,10 +64,11 @@ def places_for(board: Board, layout: TableLayout) -> dict:
     return places
 
 
-def sample_turns(n: int) -> list[tuple[Board, object, tuple[int, ...], int | None]]:
+def sample_turns(n: int) -> list[tuple[Board, Move, tuple[int, ...], int | None]]:
     """n turns from real games, about a third of them with captures; each with the square
     the robot's previous move ended on (where the magnet waits)."""
-    plain, capturing = [], []
+    plain: list[tuple[Board, Move, tuple[int, ...], int | None]] = []
+    capturing: list[tuple[Board, Move, tuple[int, ...], int | None]] = []
     with open(GAMES, newline="") as fh:
         for g, row in enumerate(csv.reader(fh)):
             board = Board("copenhagen")
@@ -112,6 +113,7 @@ def run_turns(n: int, speed: float) -> None:
             steps = rig.gantry.move(move.from_sq, move.to_sq, caps)
             elapsed = rig.sim.clock() - t0
             bound = lower_bound(steps, start, layout, limits, config)
+            assert rig.table is not None        # SimRig's own table
             collisions = len(rig.table.collisions)
         ratios.append(elapsed / bound)
         times.append(elapsed)
@@ -136,6 +138,7 @@ def run_setup(speed: float) -> None:
         elapsed = rig.sim.clock() - t0
         bound = lower_bound(steps, start, layout, limits, config)
         drag = sum(s.drag_length for s in steps)
+        assert rig.table is not None
         straight = sum(math.dist(s.path[0], s.path[-1]) for s in steps)
         print(f"full set-up (copenhagen, {len(steps)} pieces, speed factor {speed:g}): "
               f"{elapsed:.1f} s simulated, bound {bound:.1f} s, ratio {elapsed / bound:.3f}; "

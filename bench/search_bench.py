@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.board import Board  # noqa: E402
-from engine.levels import Level  # noqa: E402
-from engine.search import Searcher  # noqa: E402
+from engine.board import Board
+from engine.levels import Level
+from engine.search import Searcher
 
 GAMES = Path(__file__).resolve().parents[1] / "tests" / "data" / "copenhagen-games.csv"
 

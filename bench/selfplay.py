@@ -32,12 +32,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.board import Board  # noqa: E402
-from engine.levels import Level, get_level  # noqa: E402
-from engine.search import Searcher  # noqa: E402
+from engine.board import Board
+from engine.levels import Level, get_level
+from engine.search import Searcher
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import visitor_players  # noqa: E402  (bench/visitor_players.py: the visitor models)
+import visitor_players
 
 
 @dataclass
@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     over_a = _overrides(args.depth_a, args.noise_a)
     over_b = _overrides(args.depth_b, args.noise_b)
     pairs = (args.games + 1) // 2
-    tasks = []
+    tasks: list[tuple] = []
     for i in range(pairs):
         seed = args.seed * 7919 + i * 104729
         for a_attacks in (True, False):

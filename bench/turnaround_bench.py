@@ -121,6 +121,7 @@ def run_on_simulator(config: Config, game: Game, steps: list[Step],
         rig.driver.sync()
         t0 = rig.sim.clock()
         rig.gantry.execute(steps)
+        assert rig.table is not None            # SimRig's own table
         return rig.sim.clock() - t0, len(rig.table.collisions)
 
 

@@ -25,12 +25,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
-import pygame  # noqa: E402
+import pygame
 
-from calibration.config import Config  # noqa: E402
+from calibration.config import Config
 from kiosk.activity import ActivityCode, RobotActivity
-from kiosk.ui.app import FPS, FrameLimiter, KioskApp  # noqa: E402
-from kiosk.ui.screenshots import StillController, game_view  # noqa: E402
+from kiosk.ui.app import FPS, FrameLimiter, KioskApp
+from kiosk.ui.screenshots import StillController, game_view
 
 
 class ChangingController(StillController):
@@ -89,7 +89,8 @@ def main() -> int:
     parser.add_argument("--size", default="1280x800")
     parser.add_argument("--no-engine", action="store_true", help="measure without the engine searching")
     args = parser.parse_args()
-    size = tuple(int(v) for v in args.size.split("x"))
+    width, height = (int(v) for v in args.size.split("x"))
+    size = (width, height)
     engine = None
     if not args.no_engine:
         from kiosk.engine_worker import EngineWorker
@@ -105,7 +106,10 @@ def main() -> int:
     try:
         times, uncapped_fps, replies_a = run(args.frames, size, capped=False, engine=engine)
         ms = sorted(t * 1000 for t in times)
-        p = lambda q: ms[min(len(ms) - 1, int(q * len(ms)))]
+
+        def p(q: float) -> float:
+            return ms[min(len(ms) - 1, int(q * len(ms)))]
+
         load = os.getloadavg()[0]
         print(f"ui_fps: size {size[0]}x{size[1]}, {args.frames} frames, UI pinned to core {cores[0]}, "
               f"engine searching: {'yes' if engine else 'no'}; machine load average {load:.1f} on "

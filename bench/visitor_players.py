@@ -33,9 +33,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.board import Board  # noqa: E402
-from engine.levels import Level  # noqa: E402
-from engine.types import Move, Side  # noqa: E402
+from engine.board import Board
+from engine.levels import Level
+from engine.types import Move, Side
 
 VISITORS: tuple[str, ...] = ("beginner", "casual")
 #: the casual player's root noise (evaluation units, ~100 = one attacker)
@@ -125,13 +125,13 @@ def main(argv: list[str] | None = None) -> int:
     for visitor in visitors:
         for level in levels:
             t0 = time.perf_counter()
-            results = []
+            results: list = []
             for i in range(args.games):
                 seed = args.seed * 7919 + i * 104729
                 for v_attacks in (True, False):
                     time_b = args.time_hard if level == "hard" else None
                     nodes_b = args.nodes_hard if level == "hard" else None
-                    task = (len(results), "copenhagen", {}, visitor, level, None, time_b,
+                    task: tuple = (len(results), "copenhagen", {}, visitor, level, None, time_b,
                             args.max_plies, 2, seed, v_attacks, None, nodes_b)
                     r = selfplay.play_game(task)
                     results.append(r)

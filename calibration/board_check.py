@@ -46,8 +46,8 @@ def detect_frame_markers(image: np.ndarray, config: Config) -> tuple[dict[int, n
     if ids is None:
         return found, twice
     wanted = set(config.markers.ids)
-    for c, i in zip(corners, ids.reshape(-1)):
-        i = int(i)
+    for c, raw_id in zip(corners, ids.reshape(-1)):
+        i = int(raw_id)
         if i not in wanted:
             continue
         if i in found:
@@ -62,18 +62,18 @@ class LensModel:
     def __init__(self, config: Config):
         cam = config.camera
         self.calibrated = bool(cam.camera_matrix)
-        self.matrix = np.array(cam.camera_matrix, np.float64) if self.calibrated else None
+        self.matrix: np.ndarray | None = np.array(cam.camera_matrix, np.float64) if self.calibrated else None
         self.distortion = np.array(cam.distortion or [0.0] * 5, np.float64)
 
     def undistort(self, points: np.ndarray) -> np.ndarray:
         pts = np.asarray(points, np.float64).reshape(-1, 1, 2)
-        if not self.calibrated:
+        if self.matrix is None:           # not calibrated
             return pts.reshape(-1, 2)
         return cv2.undistortPoints(pts, self.matrix, self.distortion, P=self.matrix).reshape(-1, 2)
 
     def distort(self, points: np.ndarray) -> np.ndarray:
         pts = np.asarray(points, np.float64).reshape(-1, 2)
-        if not self.calibrated:
+        if self.matrix is None:           # not calibrated
             return pts
         k = self.matrix
         normal = np.column_stack(((pts[:, 0] - k[0, 2]) / k[0, 0], (pts[:, 1] - k[1, 2]) / k[1, 1],
@@ -126,11 +126,6 @@ def square_centre_errors(h: np.ndarray, board_pts: np.ndarray, image_pts: np.nda
         cov_mm = inv_local @ cov_px @ inv_local.T
         errors[i] = math.sqrt(max(float(np.trace(cov_mm)), 0.0))
     return errors
-
-
-def tilt_from_pose(rotation: np.ndarray) -> float:
-    """Angle between the optical axis and the board's normal, in degrees."""
-    return math.degrees(math.acos(min(1.0, abs(float(rotation[2, 2])))))
 
 
 def estimate_tilt(h: np.ndarray, image_size: tuple[int, int], matrix: np.ndarray | None) -> tuple[float, bool]:
@@ -224,7 +219,7 @@ class BoardCheck:
                              f"{size * size} squares): max {self.max_square_error_mm:.2f} mm at "
                              f"{square_label(worst, size)}, mean "
                              f"{float(np.nanmean(self.square_errors_mm)):.2f} mm")
-                if self.grid_noise_mm is not None:
+                if self.grid_noise_mm is not None and self.grid is not None:
                     lines.append(f"grid line measurement noise: {self.grid_noise_mm:.2f} mm rms "
                                  f"({100 * self.grid.measured_fraction:.0f} % of the line segments read)")
             if self.fit_uncertainty_mm is not None and np.isfinite(self.fit_uncertainty_mm).any():
@@ -245,9 +240,10 @@ def check_board(image: np.ndarray, config: Config, board_name: str | None = None
     found, twice = detect_frame_markers(image, config)
     ids = list(config.markers.ids)
     missing = [i for i in ids if i not in found]
-    result = BoardCheck((w_img, h_img), found, missing, lens=LensModel(config))
+    lens = LensModel(config)
+    result = BoardCheck((w_img, h_img), found, missing, lens=lens)
     size = tuple(config.camera.calibration_size)
-    if result.lens.calibrated and size != (0, 0) and size != (w_img, h_img):
+    if lens.calibrated and size != (0, 0) and size != (w_img, h_img):
         result.problems.append(f"the frame is {w_img}x{h_img} but the lens was calibrated at "
                                f"{size[0]}x{size[1]}: its calibration does not apply (set "
                                "camera.width/height back, or run tafl-calibrate camera again)")
@@ -260,13 +256,15 @@ def check_board(image: np.ndarray, config: Config, board_name: str | None = None
         result.problems.append("fewer than 3 markers found: cannot locate the board")
         return result
 
-    board_pts, image_pts, owners = [], [], []
+    board_list: list[tuple[float, float]] = []
+    image_list: list[np.ndarray] = []
+    owners: list[int] = []
     for i, corners in found.items():
-        board_pts.extend(geo.marker_corners(ids.index(i)))
-        image_pts.extend(result.lens.undistort(corners))
+        board_list.extend(geo.marker_corners(ids.index(i)))
+        image_list.extend(lens.undistort(corners))
         owners.extend([i] * 4)
-    board_pts = np.array(board_pts, np.float64)
-    image_pts = np.array(image_pts, np.float64)
+    board_pts = np.array(board_list, np.float64)
+    image_pts = np.array(image_list, np.float64)
     h, _ = cv2.findHomography(board_pts, image_pts, 0)
     if h is None:
         result.problems.append("the markers' corners do not define a homography (degenerate view)")
@@ -281,11 +279,11 @@ def check_board(image: np.ndarray, config: Config, board_name: str | None = None
 
     centres = np.array([geo.square_center(s) for s in range(geo.size ** 2)], np.float64)
     result.fit_uncertainty_mm = square_centre_errors(h, board_pts, image_pts, centres)
-    result.grid = measure_grid(image, geo, result.board_to_image)
-    result.square_errors_mm = result.grid.square_errors(geo.pitch)
-    fitted = result.grid.smooth_fit(geo.pitch)
+    result.grid = grid = measure_grid(image, geo, result.board_to_image)
+    result.square_errors_mm = grid.square_errors(geo.pitch)
+    fitted = grid.smooth_fit(geo.pitch)
     result.grid_noise_mm = fitted[2] if fitted is not None else None
-    result.tilt_deg, result.tilt_estimated = estimate_tilt(h, (w_img, h_img), result.lens.matrix)
+    result.tilt_deg, result.tilt_estimated = estimate_tilt(h, (w_img, h_img), lens.matrix)
 
     if result.max_corner_residual_mm > MAX_CORNER_RESIDUAL_MM:
         worst = max(result.corner_residuals_mm, key=lambda i: result.corner_residuals_mm[i].max())
@@ -294,7 +292,7 @@ def check_board(image: np.ndarray, config: Config, board_name: str | None = None
     if result.max_square_error_mm > MAX_SQUARE_ERROR_MM:
         worst = int(np.nanargmax(result.square_errors_mm))
         cause = ("the lens is not calibrated yet (run tafl-calibrate camera first), or a marker is "
-                 "misplaced" if not result.lens.calibrated else
+                 "misplaced" if not lens.calibrated else
                  "a marker is misplaced, or markers.offset_mm / the board's pitch_mm is wrong")
         result.problems.append(
             f"the grid lines are {result.max_square_error_mm:.1f} mm from where the markers put them "

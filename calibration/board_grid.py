@@ -71,7 +71,8 @@ class GridMeasurement:
         """
         n = self.size
         width = n * pitch
-        xs, ys, offsets = [], [], []
+        xs: list[list] = []       # [points, values] of the vertical lines
+        ys: list[list] = []       # and of the horizontal ones
         for grid, vertical in ((self.vertical, True), (self.horizontal, False)):
             pts, vals = [], []
             for k in range(n + 1):
@@ -177,7 +178,7 @@ def measure_grid(image: np.ndarray, geo: BoardGeometry,
     px = board_to_image(pts.reshape(-1, 2)).reshape(pts.shape).astype(np.float32)
     profiles = cv2.remap(grey, px[..., 0], px[..., 1], cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_CONSTANT, borderValue=-1.0)
-    inside = (profiles >= 0).all(axis=1)
+    inside = np.asarray((profiles >= 0).all(axis=1))
     width = geo.spec.line_width_mm
     centres = np.array([_line_centre(pr, s, width) if ok else np.nan
                         for pr, ok in zip(profiles, inside)])

@@ -19,12 +19,15 @@ import os
 import sys
 import time
 from dataclasses import replace
-from typing import Callable, Iterator, TextIO
+from typing import TYPE_CHECKING, Iterator, TextIO
 
 import numpy as np
 
 from calibration.config import DEFAULT_CONFIG_PATH, Config
 from calibration.config_file import ConfigError, config_to_toml, load_config, save_config
+
+if TYPE_CHECKING:
+    from calibration.selfcheck import GantryProbe, ProbeFunction
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
@@ -459,8 +462,8 @@ def cmd_gantry(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> int:
 
 # --------------------------------------------------------------------------- check
 
-def _probe_gantry(port: str, config: Config) -> Callable[[], object]:
-    def probe():
+def _probe_gantry(port: str, config: Config) -> ProbeFunction:
+    def probe() -> GantryProbe | None:
         from calibration.selfcheck import GantryProbe
         from robot.grbl import GrblAlarm, GrblDriver
 

@@ -309,10 +309,10 @@ RANGES: dict[str, tuple[Check, ...]] = {
 def _known_variants() -> dict[str, int] | None:
     """The engine's variant names and board sizes, or None while the engine cannot be imported."""
     try:
-        from engine import VARIANTS  # type: ignore[attr-defined]
+        from engine import VARIANTS
 
         return {name: int(spec.size) for name, spec in VARIANTS.items()}
-    except Exception:
+    except Exception:   # noqa: BLE001 - the engine may be absent or broken here
         return None
 
 
@@ -357,7 +357,7 @@ def _cross_checks(cfg: Config) -> list[tuple[str, str, str]]:
         out.append(("gantry.magnet_off", "a command other than gantry.magnet_on (the magnet must go off)",
                     _describe(g.magnet_off)))
     out += _travel_checks(cfg)
-    for name, level in cfg.engine.levels.items():
+    for name in cfg.engine.levels:
         if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
             out.append((f"engine.levels.{name}", "a level name of letters, digits, '-' and '_'",
                         _describe(name)))
@@ -379,7 +379,7 @@ def _travel_checks(cfg: Config) -> list[tuple[str, str, str]]:
     for name in cfg.boards:
         try:
             counts = storage_slot_counts(cfg, name)
-        except Exception:       # no variant on this board: kiosk.variants reports it
+        except Exception:   # noqa: BLE001 - no variant on this board: kiosk.variants reports it
             counts = {}
         for problem in check_soft_limits(BoardGeometry.from_config(cfg, name), transform,
                                          cfg.gantry.travel_mm, counts)[:1]:
@@ -405,8 +405,8 @@ def _hints(cls: type) -> dict[str, Any]:
 def _field_default(f: dataclasses.Field) -> Any:
     if f.default is not dataclasses.MISSING:
         return copy.deepcopy(f.default)
-    if f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
-        return f.default_factory()  # type: ignore[misc]
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
     return dataclasses.MISSING
 
 
@@ -469,7 +469,7 @@ class _Validator:
         return cls(**values) if ok else self._BAD
 
     def convert(self, value: Any, tp: Any, key: str, default: Any = dataclasses.MISSING) -> Any:
-        if dataclasses.is_dataclass(tp):
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             base = default if dataclasses.is_dataclass(default) else None
             return self.dataclass_from(tp, value, key, base)
         origin, args = typing.get_origin(tp), typing.get_args(tp)
@@ -564,11 +564,6 @@ _CROSS_SECTIONS: dict[str, set[str]] = {
     "kiosk": {"kiosk", "board", "boards"},
     "gantry": {"gantry", "boards", "storage"},
 }
-
-
-def validate_config(config: Config, file: str = "<config>") -> None:
-    """Raise ConfigError if a Config built in code would not load back from its own file."""
-    config_from_dict(tomllib.loads(config_to_toml(config)), file)
 
 
 def load_config(path: PathLike | None = None) -> Config:

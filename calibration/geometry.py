@@ -95,7 +95,8 @@ class GantryTransform:
 
     @classmethod
     def from_config(cls, gantry: GantryConfig) -> "GantryTransform":
-        return cls(tuple(gantry.board_origin_mm), gantry.rotation_deg, tuple(gantry.scale))
+        (ox, oy), (sx, sy) = gantry.board_origin_mm, gantry.scale
+        return cls((ox, oy), gantry.rotation_deg, (sx, sy))
 
     def to_machine(self, x: float, y: float) -> Point:
         sx, sy = x * self.scale[0], y * self.scale[1]

@@ -43,10 +43,6 @@ class CharucoSpec:
         return cv2.aruco.CharucoBoard((self.squares_x, self.squares_y), self.square_mm,
                                       self.marker_mm, dictionary)
 
-    @property
-    def corner_count(self) -> int:
-        return (self.squares_x - 1) * (self.squares_y - 1)
-
     def describe(self) -> str:
         return (f"ChArUco {self.squares_x} x {self.squares_y} squares of {self.square_mm:g} mm, "
                 f"markers {self.marker_mm:g} mm, {self.dictionary}")
@@ -92,7 +88,8 @@ class CharucoFinder:
         corners, ids, _marker_corners, _marker_ids = self.detector.detectBoard(grey)
         if ids is None or len(ids) < self.min_corners:
             return None
-        obj, img = self.board.matchImagePoints(corners, ids)
+        # (cv2's stub wants a list of corner arrays; ChArUco's corners are one array, as detected)
+        obj, img = self.board.matchImagePoints(corners, ids)  # type: ignore[call-overload]
         if obj is None or len(obj) < self.min_corners:
             return None
         obj = obj.reshape(-1, 3).astype(np.float32)

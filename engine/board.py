@@ -10,13 +10,13 @@ Squares are ints `rank * size + file` (a1 = 0). Piece codes inside: 0 empty,
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from . import otn as _otn
 from .rules import Rules, rules_for
 from .tables import ZOBRIST, ZOBRIST_SIDE, Tables, tables_for
-from .types import (ATT, CODE_OF_PIECE, DEF, EMPTY, KING, PIECE_OF_CODE, SIDE_CODE,
+from .types import (ATT, DEF, EMPTY, KING, PIECE_OF_CODE, SIDE_CODE,
                     SIDE_OF_CODE, SIDE_OF_SIDE_CODE, Announcement, Move, Outcome, Piece,
                     Side, square_name)
 
@@ -68,7 +68,7 @@ class Board:
     `generate_moves()` is the same set unsorted, for the search.
     """
 
-    def __init__(self, variant: str = "copenhagen", options: dict[str, object] | None = None,
+    def __init__(self, variant: str = "copenhagen", options: Mapping[str, object] | None = None,
                  *, position: str | None = None, turn: Side | str | None = None) -> None:
         self.rules: Rules = rules_for(variant, options)
         self._t: Tables = tables_for(self.rules)
@@ -86,7 +86,7 @@ class Board:
     # ----------------------------------------------------------------- setup
     @classmethod
     def from_otn(cls, variant: str, position: str, turn: Side | str | None = None,
-                 options: dict[str, object] | None = None) -> "Board":
+                 options: Mapping[str, object] | None = None) -> "Board":
         """A board at an OTN position (rank 1 first), `turn` to move (default: who starts)."""
         return cls(variant, options, position=position, turn=turn)
 
@@ -163,7 +163,7 @@ class Board:
         return PIECE_OF_CODE[self._sq[sq]]
 
     def pieces(self) -> dict[int, Piece]:
-        return {s: PIECE_OF_CODE[c] for s, c in enumerate(self._sq) if c}  # type: ignore[misc]
+        return {s: p for s, c in enumerate(self._sq) if c and (p := PIECE_OF_CODE[c]) is not None}
 
     def count(self, side: Side) -> int:
         """Pieces of `side` on the board (the king included for the defenders)."""
@@ -778,7 +778,7 @@ class Board:
         while True:
             closed = region | keep
 
-            def attackable(s: int) -> bool:
+            def attackable(s: int, closed: int = closed) -> bool:
                 return s != k and (hostile[s] or not closed & bit[s])
 
             # Wall pieces first: one of them falling settles the question at once.
@@ -956,14 +956,6 @@ class Board:
         continue past a won position). The undo record keeps it: pop() restores it."""
         self._end = None
 
-    def set_piece(self, sq: int, piece: Piece | None) -> None:
-        """Edits the position (clears history); for tests and set-up screens."""
-        cells = list(self._sq)
-        cells[sq] = CODE_OF_PIECE[piece] if piece is not None else EMPTY
-        if cells.count(KING) > 1:
-            raise ValueError("a position has at most one king")
-        self._setup(cells, self._turn)
-
 
 def perft(board: Board, depth: int) -> int:
     """Leaf count of the move tree; moves that end the game are leaves, not expanded."""
@@ -991,4 +983,3 @@ def _perft(board: Board, depth: int) -> int:
             total += sub if sub or not board.rules.no_move_loses or board.generate_moves() else 1
         pop()
     return total
-

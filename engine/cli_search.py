@@ -80,8 +80,8 @@ def _cmd_bestmove(args: argparse.Namespace) -> int:
             board.push(board.parse_move(text))
         except ValueError as exc:
             raise ValueError(f"--moves, move {i + 1}: {exc}") from None
-    if board.outcome() is not None:
-        raise ValueError(f"the game is over ({board.outcome().describe()}): no move to make")
+    if (end := board.outcome()) is not None:
+        raise ValueError(f"the game is over ({end.describe()}): no move to make")
     level = get_level(args.level)
     if args.nodes is not None:
         level = replace(level, max_nodes=args.nodes)

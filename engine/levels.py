@@ -34,7 +34,7 @@ them: see the comment above ``DEFAULT_LEVELS``.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 LEVEL_NAMES: tuple[str, ...] = ("easy", "medium", "hard")
 
@@ -113,6 +113,8 @@ def level_from_mapping(name: str, record: Any) -> Level:
     missing optional fields take the ``Level`` defaults; missing required fields
     and impossible values raise ValueError with the field's name.
     """
+    get: Callable[..., Any]
+    has: Callable[[str], bool]
     if isinstance(record, Mapping):
         get = record.get
         has = record.__contains__

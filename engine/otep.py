@@ -240,7 +240,7 @@ class HostRules:
 
         spec = VARIANTS[self.variant]
         changed = [f"{k}={v}" for k, v in self.options
-                   if spec.option(k) is None or spec.option(k).default != v]   # type: ignore[union-attr]
+                   if (opt := spec.option(k)) is None or opt.default != v]
         return self.variant + (f" ({' '.join(changed)})" if changed else "")
 
 
@@ -367,6 +367,8 @@ class OtepSession:
     def _new_board(self, position: str | None = None, turn: str | None = None) -> Any:
         from .board import Board
 
+        if self.variant is None:
+            raise ValueError("no rules yet: send rules first")
         if position is None:
             return Board(self.variant, self.options)
         return Board.from_otn(self.variant, position, turn=turn, options=self.options)
@@ -393,7 +395,7 @@ class OtepSession:
             return handler(rest)
         except ValueError as exc:
             return [f"error 0 {str(exc)[:300]}"]
-        except Exception as exc:    # a bug must not end the engine while OpenTafl waits on it
+        except Exception as exc:   # noqa: BLE001 - a bug must not end the engine while OpenTafl waits on it
             return [f"error 0 internal error on {cmd}: {type(exc).__name__}: {str(exc)[:200]}"]
 
     def _cmd_hello(self, rest: str) -> list[str]:
@@ -521,7 +523,7 @@ class OtepSession:
             move, move_text = result.move, result.move_text
             notes.append(f"status depth {result.depth} score {result.score} nodes {result.nodes} "
                          f"time {result.elapsed_s:.2f}s")
-        except Exception as exc:   # a search failure must not leave OpenTafl waiting
+        except Exception as exc:   # noqa: BLE001 - a search failure must not leave OpenTafl waiting
             move = target.legal_moves[0] if target.legal_moves else target.generate_moves()[0]
             move_text = target.move_to_otn(move)
             notes.append(f"status search failed ({type(exc).__name__}: {exc}); playing {move_text}")

@@ -133,7 +133,8 @@ def position_from_pieces(pieces: Mapping[int, Piece | str], size: int) -> str:
 
 def pieces_from_position(text: str, size: int) -> dict[int, Piece]:
     """Square index -> Piece of an OTN position, empty squares left out (same checks as parse_position)."""
-    return {sq: PIECE_OF_CODE[code] for sq, code in enumerate(parse_position(text, size)) if code != EMPTY}
+    return {sq: p for sq, code in enumerate(parse_position(text, size))
+            if code != EMPTY and (p := PIECE_OF_CODE[code]) is not None}
 
 
 def build_position(size: int, attackers: str = "", defenders: str = "", king: str = "") -> str:

@@ -196,8 +196,8 @@ def hint(board: Board, level: Level | str = "medium", *, seed: int = 0, time_s: 
     """
     from .search import search_board
 
-    if board.outcome() is not None:
-        raise ValueError(f"the game is over ({board.outcome().describe()}): no move to suggest")
+    if (end := board.outcome()) is not None:
+        raise ValueError(f"the game is over ({end.describe()}): no move to suggest")
     extra: dict[str, Any] = {"clock": clock} if clock is not None else {}
     result = search_board(board, hint_level(level), seed=seed, time_s=time_s, tt=tt, **extra)
     if result.move is None:

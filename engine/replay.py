@@ -9,6 +9,7 @@ first end as the outcome and counts the moves after it.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .board import Board
@@ -58,7 +59,7 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
-def replay(variant: str, moves: list[str], options: dict[str, object] | None = None, *,
+def replay(variant: str, moves: list[str], options: Mapping[str, object] | None = None, *,
            position: str | None = None, turn: Side | str | None = None,
            continue_past_end: bool = False) -> ReplayResult:
     """Plays `moves` (OTN texts) from the start or `position`; raises ReplayError on the first bad one."""
@@ -80,6 +81,7 @@ def replay(variant: str, moves: list[str], options: dict[str, object] | None = N
             raise ReplayError(ply, text, str(exc), malformed=True) from None
         if board.game_end is not None or (result.outcome is None and board.outcome() is not None):
             end = board.outcome()
+            assert end is not None    # game_end is set only with an outcome
             if result.outcome is None:
                 result.outcome, result.ended_at_ply = end, ply - 1
             if not continue_past_end:

@@ -8,6 +8,7 @@ rule differ in a field, and a test can flip that field.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -109,7 +110,7 @@ _TRUE_WORDS = {"true": "true", "yes": "true", "1": "true", "on": "true",
                "false": "false", "no": "false", "0": "false", "off": "false"}
 
 
-def normalize_options(variant: str, options: dict[str, object] | None) -> dict[str, str]:
+def normalize_options(variant: str, options: Mapping[str, object] | None) -> dict[str, str]:
     """Check `options` against the variant's specs; returns every option with its value.
 
     Raises ValueError with one line naming the unknown variant, key or value.
@@ -276,7 +277,7 @@ def _build(variant: str, options: tuple[tuple[str, str], ...]) -> Rules:
     raise ValueError(f"unknown variant {variant!r} (known: {', '.join(VARIANTS)})")
 
 
-def rules_for(variant: str, options: dict[str, object] | None = None) -> Rules:
+def rules_for(variant: str, options: Mapping[str, object] | None = None) -> Rules:
     """The Rules record of `variant` with `options` (validated; unknown ones raise ValueError)."""
     norm = normalize_options(variant, options)
     return _build(variant, tuple(sorted(norm.items())))

@@ -253,7 +253,7 @@ class Searcher:
         hostile = self.hostile_def if att else self.hostile_att
         king_anvil = (not att) and self.king_armed
         out: set[int] = set()
-        for n, (a, b) in self._axes_of_enemy(cells, enemy):
+        for _n, (a, b) in self._axes_of_enemy(cells, enemy):
             ca = cells[a]
             cb = cells[b]
             if not cb and (ca == own or (ca == KING and king_anvil) or (not ca and a in hostile)):
@@ -317,7 +317,7 @@ class Searcher:
             king_nbrs = set(self.geo.neighbours[king])
         else:
             block = king_nbrs = set()
-        scored = []
+        scored: list[tuple[int, Any]] = []
         append = scored.append
         for m in moves:
             if m is tt_move:
@@ -392,7 +392,7 @@ class Searcher:
                     break
         return None
 
-    def _reach(self) -> int | None:
+    def _reach(self) -> int:
         """Edge squares the defenders reach through attacker-free squares (bitboard flood)."""
         return self.board.defender_edge_reach()
 
@@ -403,11 +403,11 @@ class Searcher:
             cap = self._king_capture_in_one(cells, ply)
             if cap is not None:
                 return cap
+        reach: int | None = None
+        route3: int | None = None
         if self.has_bitboards:
             reach = self._reach() - self.reach_base
             route3 = self._route3(cells)
-        else:
-            reach = route3 = None
         return evaluate_cells(cells, att, self.geo, self.weights, reach, route3)
 
     def _slide(self, sources: int, empty: int) -> int:
@@ -711,7 +711,6 @@ class Searcher:
         With noise, the chosen move maximises score + offset: each later move is
         first tested with a null window against the current best's noisy score.
         """
-        b = self.board
         self._partial = None
         scores: dict[Any, int] = {}
         best_move = None
@@ -720,7 +719,7 @@ class Searcher:
         exact_all = depth == 1
         self.path.append(key)
         try:
-            for i, m in enumerate(order):
+            for m in order:
                 off = offsets[m]
                 self.push(m)
                 try:
@@ -744,9 +743,9 @@ class Searcher:
     def _pv(self, first: Any, limit: int = 12) -> list[str]:
         """The principal variation from the TT, as OTN texts (for OTEP's analysis)."""
         b = self.board
-        out = []
+        out: list[str] = []
         pushed = 0
-        seen = set()
+        seen: set[int] = set()
         m = first
         try:
             while m is not None and len(out) < limit:
@@ -787,7 +786,7 @@ def _first(pair: tuple[int, Any]) -> int:
 
 def _king_square(cells: Sequence[int]) -> int:
     try:
-        return cells.index(KING)  # type: ignore[union-attr]
+        return cells.index(KING)
     except ValueError:
         return -1
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from functools import lru_cache
+from typing import cast
 
 from .rules import Rules
 from .types import ATT, DEF, KING, Move, square_name
@@ -44,15 +45,15 @@ class Tables:
             sq_rays = []
             sq_nbrs = []
             for dr, dc in dirs:
-                ray = []
+                line: list[int] = []
                 r, c = r0 + dr, c0 + dc
                 while on(r, c):
-                    ray.append(r * n + c)
+                    line.append(r * n + c)
                     r, c = r + dr, c + dc
-                if ray:
-                    sq_rays.append(tuple(ray))
-                    beyond = ray[1] if len(ray) > 1 else -1
-                    sq_nbrs.append((ray[0], beyond))
+                if line:
+                    sq_rays.append(tuple(line))
+                    beyond = line[1] if len(line) > 1 else -1
+                    sq_nbrs.append((line[0], beyond))
             rays.append(tuple(sq_rays))
             nbrs.append(tuple(sq_nbrs))
             pairs = []
@@ -80,7 +81,7 @@ class Tables:
         self.camp_of = camp_of
         ncamps = len(rules.camps)
         # blocked[kind][origin camp id] -> may neither stop on nor pass the square.
-        self.blocked: list[list[list[bool]] | None] = [None, [], [], []]
+        self.blocked: list[list[list[bool]]] = [[], [], [], []]    # [EMPTY] unused
         for kind in (ATT, DEF, KING):
             base = rules.king_blocked if kind == KING else rules.nonking_blocked
             per_camp = []
@@ -91,11 +92,11 @@ class Tables:
                         sqs |= camp
                 per_camp.append(flags(sqs))
             self.blocked[kind] = per_camp
-        self.nostop: list[list[bool] | None] = [
-            None, flags(rules.nonking_no_stop), flags(rules.nonking_no_stop), flags(())]
+        self.nostop: list[list[bool]] = [
+            [], flags(rules.nonking_no_stop), flags(rules.nonking_no_stop), flags(())]
         self.escape = flags(rules.escape_squares)
-        self.hostile: list[list[bool] | None] = [
-            None, flags(rules.hostile_to_attackers), flags(rules.hostile_to_defenders)]
+        self.hostile: list[list[bool]] = [
+            [], flags(rules.hostile_to_attackers), flags(rules.hostile_to_defenders)]
         self.hostile_king = flags(rules.hostile_to_king)
         self.corner = flags(rules.corners)
 
@@ -134,7 +135,8 @@ class Tables:
                     m = Move(f, t)
                     moves[f * n2 + t] = m
                     otn[m] = f"{square_name(f, n)}-{square_name(t, n)}"
-        self.moves = moves
+        # every (from, to) a ray reaches is filled; the None gaps are never read
+        self.moves = cast("list[Move]", moves)
         self.otn = otn
 
 

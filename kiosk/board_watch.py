@@ -13,6 +13,8 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
+import numpy as np
+
 from engine import Piece
 
 from kiosk.ports import CameraPort, CameraReading
@@ -133,10 +135,11 @@ class BoardWatch:
             return
         try:
             self.camera.confirm(self.still.reading, squares)
-        except Exception:   # noqa: BLE001 - learning is an improvement, never a failure
+        except Exception:   # learning is an improvement, never a failure
             log.exception("camera confirm failed")
 
-    def probabilities(self) -> object | None:
+    def probabilities(self) -> np.ndarray | None:
         """The vision reader's class probabilities of the still reading, if it gives them."""
         raw = getattr(self.still.reading, "raw", None)
-        return getattr(raw, "probabilities", None)
+        probs = getattr(raw, "probabilities", None)
+        return probs if isinstance(probs, np.ndarray) else None

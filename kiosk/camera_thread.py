@@ -144,7 +144,7 @@ class CameraThread(CameraPort):
                     reading = replace(previous, seq=self._seq, t=frame.t, fresh=False)  # same picture
                 else:
                     reading = self.reader.read(frame, self._seq)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:   # a camera error is a reading, not a crash
                 log.exception("board reader failed")
                 reading = CameraReading(self._seq, frame.t, False, f"reader error: {exc}")
             self._frame_reading = reading

@@ -253,7 +253,7 @@ def _hardware(args, config, size, fullscreen) -> int:
         for stop in (gantry.stop, camera.stop, engine.stop, controller.stop):
             try:
                 stop()
-            except Exception:   # noqa: BLE001
+            except Exception:
                 log.exception("while stopping")
 
 

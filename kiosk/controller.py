@@ -239,7 +239,7 @@ class GameController:
         if self.on_state is not None:
             try:
                 self.on_state(new.value)
-            except Exception:   # noqa: BLE001 - a status line must not stop the game
+            except Exception:   # a status line must not stop the game
                 log.exception("state hook failed")
         if new not in (State.FIX_BOARD, State.PLACE_PIECE):
             self.fix_squares = {}
@@ -308,7 +308,7 @@ class GameController:
         if self.on_game_over is not None and outcome is not None:
             try:
                 self.on_game_over(s.board.copy(), outcome)
-            except Exception:   # noqa: BLE001 - a log hook must not stop the game
+            except Exception:   # a log hook must not stop the game
                 log.exception("game-over hook failed")
         self.turns.start_reset()
 
@@ -355,8 +355,10 @@ class GameController:
         elif state == State.VERIFY:
             self.jobs.resume_plan = list(point.robot_plan)
             self.jobs.start_goal(Purpose.MOVE, s.board.pieces(), self.turns.robot_move_done)
-            self.jobs.goal.phase = Phase.VERIFY
-            self.jobs.goal.scope = frozenset(sq for t in point.robot_plan for sq in (t.src, t.dst)
+            goal = self.jobs.goal
+            assert goal is not None             # start_goal just set it
+            goal.phase = Phase.VERIFY
+            goal.scope = frozenset(sq for t in point.robot_plan for sq in (t.src, t.dst)
                                              if isinstance(sq, int))
         elif state == State.THINKING:
             self.turns.request()

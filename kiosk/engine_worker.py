@@ -172,13 +172,14 @@ def _worker(requests: "mp.Queue[Any]", replies: "mp.Queue[Any]", generation: Any
             last_ponder = job
             try:
                 ponder(job.variant, job.options, job.moves, job.level, job.seed, tt,
-                       interrupted=lambda: generation.value != job.generation, max_s=job.max_s)
+                       interrupted=lambda: generation.value != job.generation,  # noqa: B023 - used here
+                       max_s=job.max_s)
             except Exception:   # noqa: BLE001 - a failed ponder costs nothing but its time
                 tt.clear()
             continue
         if job.kind == "hint":
             try:
-                def clock() -> float:
+                def clock(job: Job = job) -> float:
                     return math.inf if generation.value != job.generation else time.perf_counter()
 
                 reply = HintReply(job.request_id, search_hint(job.variant, job.options, job.moves, job.level,
@@ -203,7 +204,7 @@ class EngineWorker:
 
     def __init__(self, levels: dict[str, Any], *, seed: int = 0, start_method: str = "spawn",
                  time_scale: float = 1.0, pondering: bool = True, ponder_max_s: float = PONDER_MAX_S) -> None:
-        self.levels = {name: (asdict(cfg) if is_dataclass(cfg) else dict(cfg)) for name, cfg in levels.items()}
+        self.levels = {name: (asdict(cfg) if is_dataclass(cfg) and not isinstance(cfg, type) else dict(cfg)) for name, cfg in levels.items()}
         for name, cfg in self.levels.items():
             cfg["name"] = name
             cfg["time_s"] = float(cfg["time_s"]) * time_scale
@@ -215,8 +216,10 @@ class EngineWorker:
         self._latest_hint = 0
         self.pondering, self.ponder_max_s = pondering, ponder_max_s
         self._generation = ctx.Value("Q", 0)      # bumped by every message: stops a ponder
-        self._process = ctx.Process(target=_worker, args=(self._requests, self._replies, self._generation, self._hints),
-                                    name="tafl-engine", daemon=True)
+        # (every concrete context has Process; typeshed's BaseContext does not list it)
+        self._process = ctx.Process(  # type: ignore[attr-defined]
+            target=_worker, args=(self._requests, self._replies, self._generation, self._hints),
+            name="tafl-engine", daemon=True)
         self._process.start()
         self._latest = 0
         self.last_error: str | None = None

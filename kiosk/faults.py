@@ -32,7 +32,7 @@ def parse_faults(text: str | None) -> tuple[str, ...]:
     """'hand,missed-pickup' -> ('hand', 'missed-pickup'); one-line ValueError for unknown names."""
     if not text:
         return ()
-    out = []
+    out: list[str] = []
     for part in (p.strip().lower() for p in text.split(",")):
         if not part:
             continue

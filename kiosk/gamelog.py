@@ -21,13 +21,16 @@ import logging
 import os
 import sys
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from calibration.durable import append_durably, fsync_dir
+
+if TYPE_CHECKING:
+    from engine import Board
 
 log = logging.getLogger(__name__)
 
@@ -38,19 +41,6 @@ LEVELS = ("easy", "medium", "hard")
 # From the visitor's point of view. "abandoned": the visitor walked away (idle
 # timeout) or staff ended the game; no one won.
 RESULTS = ("visitor", "robot", "draw", "abandoned")
-
-
-class _Board(Protocol):
-    """The part of engine.Board (docs/architecture.md) that record_from_board reads."""
-
-    variant: str
-    options: dict[str, str]
-    move_stack: list[Any]
-
-    def copy(self) -> "_Board": ...
-    def pop(self) -> Any: ...
-    def push(self, move: Any) -> Any: ...
-    def move_to_otn(self, move: Any) -> str: ...
 
 
 def _utc_text(moment: datetime | str) -> str:
@@ -142,7 +132,7 @@ class GameRecord:
         return cls(**{key: value for key, value in data.items() if key in known})
 
 
-def moves_with_captures(board: _Board) -> list[str]:
+def moves_with_captures(board: Board) -> list[str]:
     """The OTN of every move on `board`'s stack, with the captures each made.
 
     engine.Board.move_to_otn writes the captures a move makes in the position
@@ -165,7 +155,7 @@ def _side_text(side: Any) -> str:
 
 
 def record_from_board(
-    board: _Board,
+    board: Board,
     *,
     visitor_side: Any,
     level: str,
@@ -190,8 +180,8 @@ def record_from_board(
         winner=None if winner is None else _side_text(winner),
         moves=moves_with_captures(board),
         move_times_s=[round(float(t), 3) for t in move_times_s],
-        started_at=started_at,
-        ended_at=ended_at if ended_at is not None else datetime.now(timezone.utc),
+        started_at=_utc_text(started_at),
+        ended_at=_utc_text(ended_at if ended_at is not None else datetime.now(timezone.utc)),
         language=language,
         extra=dict(extra or {}),
         hints=[{"ply": int(h["ply"]), "move": str(h["move"])} for h in hints],
@@ -237,10 +227,6 @@ def read_games(state_dir: str | Path) -> ReadResult:
                 except (ValueError, TypeError) as exc:
                     bad.append(f"{path.name}:{number}: {exc}")
     return ReadResult(games, bad)
-
-
-def iter_games(state_dir: str | Path) -> Iterator[GameRecord]:
-    yield from read_games(state_dir).games
 
 
 @dataclass

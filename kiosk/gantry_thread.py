@@ -52,7 +52,8 @@ class GantryThread(GantryPort):
 
     def __init__(self, mover: Mover) -> None:
         self.mover = mover
-        self._commands: "queue.Queue[tuple[str, int, list[Transfer]] | None]" = queue.Queue()
+        # (kind, job, payload); a carry's payload is [places, *transfers]
+        self._commands: "queue.Queue[tuple[str, int, list[Any]] | None]" = queue.Queue()
         self._events: "queue.Queue[GantryEvent]" = queue.Queue()
         self._busy = threading.Event()
         self._cancel = threading.Event()
@@ -71,18 +72,18 @@ class GantryThread(GantryPort):
 
     def jog(self, job: int, dx_mm: float, dy_mm: float) -> None:
         """Staff: move the carriage by dx, dy mm (magnet off); a 'jogged' event follows."""
-        self._commands.put(("jog", job, [float(dx_mm), float(dy_mm)]))  # type: ignore[list-item]
+        self._commands.put(("jog", job, [float(dx_mm), float(dy_mm)]))
 
     def run(self, job: int, label: str, call: Callable[[Mover], object]) -> None:
         """Staff: call ``call(mover)`` on this thread (it may block on motion); a 'ran' event
         carries its return value, an 'error' event a raised exception (as any motion fault)."""
-        self._commands.put(("run", job, [label, call]))  # type: ignore[list-item]
+        self._commands.put(("run", job, [label, call]))
 
     def use_board(self, board_name: str, variant: str) -> None:
-        self._commands.put(("board", 0, [board_name, variant]))  # type: ignore[list-item]
+        self._commands.put(("board", 0, [board_name, variant]))
 
     def use_ledger(self, ledger: Any, path: str) -> None:
-        self._commands.put(("ledger", 0, [ledger, path]))  # type: ignore[list-item]
+        self._commands.put(("ledger", 0, [ledger, path]))
 
     def poll(self) -> list[GantryEvent]:
         out = []
@@ -118,9 +119,9 @@ class GantryThread(GantryPort):
                 elif kind == "home":
                     self._home(job)
                 elif kind == "run":
-                    self._call(job, str(payload[0]), payload[1])  # type: ignore[arg-type]
+                    self._call(job, str(payload[0]), payload[1])
                 elif kind == "jog":
-                    self._jog(job, float(payload[0]), float(payload[1]))  # type: ignore[arg-type]
+                    self._jog(job, float(payload[0]), float(payload[1]))
                 else:
                     self.mover.begin(payload[0])
                     self._carry(job, payload[1:])

@@ -76,12 +76,12 @@ class Autoplay:
         self.rig = SimRig(config, state_dir, options.variants[0], settings, clock=clock)
         self.visitor = SimVisitor(self.rig.world, random.Random(options.seed * 31 + 7), options.visitor)
         self.results: list[GameResult] = []
-        self._pending: list[tuple[float, str, Callable[[], None]]] = []
+        self._pending: list[tuple[float, str, Callable[[], object]]] = []
         #: a power cut drawn for this robot move, waiting for a piece on the magnet
         self._cut_armed = False
 
     # -- faults at the right moments ------------------------------------------
-    def _at(self, delay: float, name: str, action: Callable[[], None]) -> None:
+    def _at(self, delay: float, name: str, action: Callable[[], object]) -> None:
         self._pending.append((time.monotonic() + delay, name, action))
 
     def _run_pending(self, state: str) -> list[str]:

@@ -219,9 +219,10 @@ class Journal:
             self._file = open(self.path, "a", encoding="utf-8")
             if torn:
                 self._file.write("\n")      # close off a line torn by a power cut
-        self._file.write(line + "\n")
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        out = self._file
+        out.write(line + "\n")
+        out.flush()
+        os.fsync(out.fileno())
         self._records.append(rec)
         if kind in REPLAYED_KINDS:
             self._write_mark(rec.seq)       # only once the record itself is on disk

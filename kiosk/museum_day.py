@@ -126,7 +126,7 @@ class MuseumDay(Autoplay):
         self.state_dir = Path(state_dir)
         self.ended_at: float | None = None          # the last game's end, for the turnaround
         self.staff_at: float | None = None
-        self._progress = (None, self.clock())
+        self._progress: tuple[tuple | None, float] = (None, self.clock())
         self._stuck_counted = False
         self._game: Game | None = None
         self._last_state = ""

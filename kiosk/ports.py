@@ -19,7 +19,7 @@ from engine import Piece
 
 # Places are the robot package's (robot/layout.py): one naming for the planner,
 # the ledger, the simulator's table and the controller.
-from robot.layout import Location, Slot, location_from_json, location_to_json  # noqa: E402
+from robot.layout import Location, Slot, location_from_json, location_to_json  # noqa: F401 - Slot is re-exported
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,7 +50,7 @@ class Transfer:
     def from_json(cls, obj: dict) -> "Transfer":
         return cls(location_from_json(obj["src"]), location_from_json(obj["dst"]),
                    Piece(obj["piece"]), obj.get("kind", "move"),
-                   tuple(obj.get("offset", (0.0, 0.0))))  # type: ignore[arg-type]
+                   tuple(obj.get("offset", (0.0, 0.0))))
 
 
 @dataclass(frozen=True)
@@ -92,12 +92,15 @@ class CameraPort(Protocol):
 
     def use_board(self, board_name: str, variant: str) -> None:
         """Another board is in play."""
+        return None
 
     def refresh(self) -> None:
         """The controller doubts a reading: take a genuinely new picture next."""
+        return None
 
     def confirm(self, reading: CameraReading, squares: dict[int, Piece]) -> None:
         """The controller confirmed what `reading` showed (the reader may learn from it)."""
+        return None
 
 
 class GantryEventKind(str, Enum):
@@ -146,6 +149,7 @@ class GantryPort(Protocol):
     # -- optional (defaults: this gantry cannot) --
     def use_board(self, board_name: str, variant: str) -> None:
         """Another board is in play."""
+        return None
 
     def jog(self, job: int, dx_mm: float, dy_mm: float) -> None:
         """Staff only: move the carriage, answered by a 'jogged' or 'error' event."""
@@ -171,6 +175,7 @@ class EnginePort(Protocol):
     # -- optional (default: just wait) --
     def ponder(self, variant: str, options: dict[str, str], moves_otn: list[str], level: str) -> None:
         """Think on the visitor's time until the next request (kiosk/engine_worker.py)."""
+        return None
 
     # -- optional hints (kiosk/teaching.py; default: none offered) --
     def offers_hints(self) -> bool:
@@ -179,6 +184,7 @@ class EnginePort(Protocol):
     def request_hint(self, hint_id: int, variant: str, options: dict[str, str], moves_otn: list[str],
                      level: str) -> None:
         """Search a hint for the side to move; the answer comes from `poll_hint()`."""
+        return None
 
     def poll_hint(self) -> Any:
         """The hint's answer (kiosk.engine_worker.HintReply) once it is there; never blocks."""

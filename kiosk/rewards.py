@@ -143,7 +143,7 @@ def normalise_code(code: str) -> str:
     if text.startswith(QR_PREFIX):
         text = text[len(QR_PREFIX):]
     text = "".join(ch for ch in text if ch not in "- ")
-    return text.translate(str.maketrans({"I": "1", "L": "1", "O": "0"}))
+    return text.translate(str.maketrans("ILO", "110"))
 
 
 def verify_code(code: str, secret: str) -> RewardCode | None:

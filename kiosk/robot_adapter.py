@@ -89,7 +89,8 @@ class GantryMover:
     def carry(self, transfer: Transfer) -> None:
         g = self._gantry()
         try:
-            g.carry(transfer.src, transfer.dst, transfer.kind, tuple(transfer.offset_mm))
+            dx, dy = transfer.offset_mm
+            g.carry(transfer.src, transfer.dst, transfer.kind, (dx, dy))
         except RobotError:
             if not g.driver.connected:
                 self._drop()
@@ -115,7 +116,7 @@ class GantryMover:
             return
         try:
             self.gantry.driver.make_safe()
-        except Exception:   # noqa: BLE001 - best effort on an error path
+        except Exception:   # best effort on an error path
             log.exception("make_safe failed")
         if not self.gantry.driver.connected:
             self._drop()

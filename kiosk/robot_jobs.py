@@ -23,7 +23,7 @@ from kiosk.activity import IDLE_ACTIVITY, ActivityCode, RobotActivity, activity_
 from kiosk.board_watch import BoardWatch
 from kiosk.inventory import StorageBook
 from kiosk.ports import GantryEvent, GantryEventKind, GantryPort, Slot, Transfer
-from kiosk.reconcile import diff_squares, reconcile
+from kiosk.reconcile import Reconciliation, diff_squares, reconcile
 from kiosk.states import Phase, Purpose, State
 
 log = logging.getLogger("kiosk.robot_jobs")
@@ -68,6 +68,7 @@ class JobHost(Protocol):
     def default_variant(self) -> str: ...
     def gantry_failed(self, error: str) -> None: ...
     def gantry_homed(self) -> None: ...
+    def resume_goal_state(self, purpose: Purpose) -> None: ...
 
 
 class RobotJobs:
@@ -151,12 +152,17 @@ class RobotJobs:
         if then is not None:
             then()
 
+    def _reconcile(self, observed: dict[int, Piece], target: dict[int, Piece],
+                   offset_mm: tuple[float, float] = (0.0, 0.0)) -> Reconciliation:
+        assert self.planner is not None   # set by use_board()
+        return reconcile(observed, target, self.book.storage(), self.planner, offset_mm=offset_mm)
+
     def _plan(self, goal: Goal, observed: dict[int, Piece], diff: dict[int, Piece | None]) -> None:
         host = self.host
         plan = None
         if host.state == State.PLACE_PIECE:
             # waiting for a person: go on by itself as soon as the pieces it needs are findable
-            plan = reconcile(observed, goal.target, self.book.storage(), self.planner)
+            plan = self._reconcile(observed, goal.target)
             if not plan.complete or goal.scope is not None:
                 host.ask_person(diff, "")
                 return
@@ -176,7 +182,7 @@ class RobotJobs:
             return
         offset = (0.0, 0.0) if goal.attempts == 0 else RETRY_OFFSETS_MM[(goal.attempts - 1) % len(RETRY_OFFSETS_MM)]
         if plan is None or offset != (0.0, 0.0):
-            plan = reconcile(observed, goal.target, self.book.storage(), self.planner, offset_mm=offset)
+            plan = self._reconcile(observed, goal.target, offset)
         if not plan.transfers:
             host.ask_person(diff, "place_piece.storage_full" if plan.no_slot else "place_piece.missing_pieces")
             return

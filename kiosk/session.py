@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import Any
 
 from engine import Board, Move, Outcome, Piece, Side
 
@@ -162,7 +164,8 @@ def result_of(session: GameSession) -> str:
     return "visitor" if outcome.winner == session.visitor_side else "robot"
 
 
-def write_gamelog(journal: Journal, session: GameSession, language: str, hints: object = ()) -> None:
+def write_gamelog(journal: Journal, session: GameSession, language: str,
+                  hints: Sequence[dict[str, Any]] = ()) -> None:
     """The museum's record of the finished game (kiosk/gamelog.py), next to the journal."""
     outcome = session.outcome
     if outcome is None:
@@ -176,5 +179,5 @@ def write_gamelog(journal: Journal, session: GameSession, language: str, hints: 
                                    result=result_of(session), reason=outcome.reason, started_at=started_at,
                                    winner=outcome.winner, language=language, hints=hints)
         append_game(journal.state_dir, record)
-    except Exception:   # noqa: BLE001 - the statistics must never stop a game
+    except Exception:   # the statistics must never stop a game
         log.exception("could not write the game log")

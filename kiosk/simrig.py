@@ -120,7 +120,7 @@ class SimRig:
         for stop in (self.gantry.stop, self.camera.stop, self.engine.stop, self.sim.stop):
             try:
                 stop()
-            except Exception:   # noqa: BLE001 - shutting down; report, go on
+            except Exception:   # shutting down; report, go on
                 log.exception("while closing the simulation")
         try:
             self.controller.stop()
@@ -135,16 +135,3 @@ def fast_settings(seed: int = 0) -> SimSettings:
     """Settings for tests and autoplay: a fast gantry, short thinking, a clean camera."""
     return replace(SimSettings(), seed=seed, speed_factor=25.0, engine_time_scale=0.2, stable_s=0.3,
                    still_period_s=3.0, hand_seconds=0.4)
-
-
-def wait_for(rig: SimRig, states: set[str], timeout_s: float, step_s: float = 0.02) -> str:
-    """Poll the controller until it is in one of `states` (for scripts and tests)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        rig.poll()
-        state = rig.controller.view().state
-        if state in states:
-            return state
-        time.sleep(step_s)
-    raise TimeoutError(f"controller still {rig.controller.view().state} after {timeout_s:g} s "
-                       f"(wanted {', '.join(sorted(states))})")

@@ -101,7 +101,9 @@ class SimWorld:
             self.fill_storage(variant)
             for sq, piece in squares.items():
                 slot = next(s for s, p in sorted(self.storage_pieces().items()) if p == piece)
-                self.table.remove(self.table.piece_id_at(slot))
+                pid = self.table.piece_id_at(slot)
+                assert pid is not None          # fill_storage just put a piece there
+                self.table.remove(pid)
                 self.table.put(sq, piece.value)
             self._changed()
 

@@ -9,7 +9,7 @@ they share the gantry and the robot's ledger with the robot's jobs
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from engine import Board, square_name
 
@@ -20,6 +20,7 @@ from kiosk.states import State
 if TYPE_CHECKING:
     import numpy as np
 
+    from kiosk.calibration_session import CalibrationSession, CalibrationStatus
     from kiosk.controller import GameController
 
 log = logging.getLogger("kiosk.staff")
@@ -29,7 +30,7 @@ class StaffOps:
     def __init__(self, controller: "GameController") -> None:
         self.c = controller
         self.calibration: object | None = None        # CalibrationStatus of the last staff step
-        self._calibration_session = None               # touched on the gantry thread only
+        self._calibration_session: CalibrationSession | None = None   # touched on the gantry thread only
 
     def check_motion(self, what: str) -> None:
         c = self.c
@@ -93,9 +94,10 @@ class StaffOps:
         c.jobs.activity = RobotActivity(ActivityCode.CALIBRATION, {"action": action})
         c.gantry.run(job, f"calibration {action}", step)
 
-    def calibration_status(self) -> "object | None":
+    def calibration_status(self) -> CalibrationStatus | None:
         """The latest kiosk.calibration_session.CalibrationStatus, or None before any step."""
-        return self.calibration
+        # (a "ran" event carries what step() below returned: a CalibrationStatus)
+        return cast("CalibrationStatus | None", self.calibration)
 
     def on_ran(self, result: object) -> None:
         self.calibration = result

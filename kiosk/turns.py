@@ -18,6 +18,7 @@ from kiosk.states import Phase, Purpose, State
 
 if TYPE_CHECKING:
     from kiosk.controller import GameController
+    from vision.inference import MoveInferrer
 
 log = logging.getLogger("kiosk.turns")
 
@@ -26,7 +27,7 @@ class Turns:
     def __init__(self, controller: "GameController") -> None:
         self.c = controller
         self._request = 0
-        self._inferrer = None
+        self._inferrer: MoveInferrer | None = None
         self._checking_key: tuple | None = None
         self.checking_move: Move | None = None
         self.thinking_since: float | None = None
@@ -181,6 +182,7 @@ class Turns:
             raise RuntimeError(f"engine replied with an illegal move {move_otn}")
         captures = tuple(board.captures_of(move))
         robot_piece = board.piece_at(move.from_sq)
+        assert robot_piece is not None          # a legal move moves a piece
         jobs = c.jobs
         inv: dict = dict(jobs.book.storage())      # the plan's own copy of storage, booked as planned
         plan: list[Transfer] = []
@@ -191,7 +193,9 @@ class Turns:
             plan += jobs.park(inv, sq, piece)
         plan.append(Transfer(move.from_sq, move.to_sq, robot_piece, "move"))
         for sq in captures:
-            plan += jobs.park(inv, sq, robot_piece if sq == move.to_sq else board.piece_at(sq))
+            taken = robot_piece if sq == move.to_sq else board.piece_at(sq)
+            assert taken is not None            # a capture takes a piece
+            plan += jobs.park(inv, sq, taken)
         c.record("robot_move", move=board.move_to_otn(move), captures=list(captures),
                   plan=[t.to_json() for t in plan])
         c.teacher.robot_moved(board, move)          # why (before it is played): kiosk/teaching.py

@@ -18,6 +18,7 @@ from kiosk.states import Purpose, State
 
 if TYPE_CHECKING:
     from kiosk.controller import GameController
+    from kiosk.match import Match
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class ControllerView:
     missing: dict[str, int] = field(default_factory=dict)
     teaching: TeachingView = TeachingView()    # kiosk/teaching.py: the robot's reasons, the hint
     #: the York match of this visit (kiosk/match.py, kept and journalled by the controller), if any
-    match: Any = None
+    match: Match | None = None
 
 
 def idle_view() -> ControllerView:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Callable
+from typing import Callable, Protocol
 
 import numpy as np
 
@@ -29,7 +29,7 @@ from engine import Piece
 
 from kiosk.camera_thread import Frame
 from kiosk.ports import CameraReading
-from kiosk.simworld import SimWorld
+from kiosk.simworld import WorldSnapshot
 
 log = logging.getLogger("kiosk.vision")
 
@@ -72,17 +72,25 @@ class VisionFrameReader:
 
     def confirm(self, reading: CameraReading, squares: dict[int, Piece]) -> None:
         """The controller confirmed what this frame showed: let the classifier learn the look."""
-        if self.learn and reading.raw is not None:
+        from vision.reader import Reading
+
+        if self.learn and isinstance(reading.raw, Reading):
             try:
                 self.reader.learn(reading.raw, {sq: p.value for sq, p in squares.items()})
-            except Exception:   # noqa: BLE001 - learning is an improvement, never a failure
+            except Exception:   # learning is an improvement, never a failure
                 log.exception("classifier learning failed")
+
+
+class WorldView(Protocol):
+    """What the renderer reads of the simulated world: a SimWorld, or a remote one (kiosk/simnode.py)."""
+
+    def snapshot(self) -> WorldSnapshot: ...
 
 
 class SimFrameSource:
     """FrameSource that renders the simulated world (see the module docstring)."""
 
-    def __init__(self, world: SimWorld, config: Config, *, seed: int = 0, condition: str = "museum",
+    def __init__(self, world: WorldView, config: Config, *, seed: int = 0, condition: str = "museum",
                  still_period_s: float = 2.0, frame_period_s: float = 0.1, settle_s: float = 0.12,
                  render_hands: bool = True, busy: Callable[[], bool] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -139,7 +147,7 @@ class SimFrameSource:
             return Frame(self.clock(), self._last_image, repeat=True)
         snap = self.world.snapshot()
         key = (snap.board_name, tuple(sorted(snap.squares.items())), snap.hand is not None)
-        if key == self._last_key and now - self._last_render < self.still_period_s:
+        if key == self._last_key and self._last_image is not None and now - self._last_render < self.still_period_s:
             time.sleep(self.frame_period_s)
             return Frame(self.clock(), self._last_image, repeat=True)
         if key != self._seen_key:

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Protocol, Sequence
 
 from robot.layout import Location, TableLayout
 
 Point = tuple[float, float]
+
+
+def _pt(p: Sequence[float]) -> Point:
+    return (p[0], p[1])
 
 
 def point_segment_distance(p: Point, a: Point, b: Point) -> float:
@@ -38,14 +42,6 @@ class Obstacle:
     where: str = ""
 
 
-def segment_clearance(a: Point, b: Point, radius: float, obstacles: Iterable[Obstacle]) -> float:
-    """Smallest gap (mm, negative = overlap) between a disc dragged from a to b and the obstacles."""
-    gap = math.inf
-    for o in obstacles:
-        gap = min(gap, point_segment_distance((o.x, o.y), a, b) - radius - o.radius)
-    return gap
-
-
 @dataclass(frozen=True)
 class Violation:
     """A dragged piece comes closer to another than their radii (and margin) allow."""
@@ -62,13 +58,17 @@ class Violation:
                 f"comes {-self.gap_mm:.1f} mm too close to {self.other}")
 
 
-class PlanStep:  # pragma: no cover - typing aid
+class PlanStep(Protocol):  # pragma: no cover - typing aid
     """What the checker needs of a step (robot.planner.Step has these)."""
 
-    src: Location
-    dst: Location
-    piece: str
-    path: Sequence[Point]
+    @property
+    def src(self) -> Location: ...
+    @property
+    def dst(self) -> Location: ...
+    @property
+    def piece(self) -> str: ...
+    @property
+    def path(self) -> Sequence[Point]: ...
 
 
 def check_plan(layout: TableLayout, places: dict[Location, str], steps: Sequence[PlanStep],
@@ -82,10 +82,10 @@ def check_plan(layout: TableLayout, places: dict[Location, str], steps: Sequence
     for i, step in enumerate(steps):
         if board.get(step.src) != step.piece:
             out.append(Violation(i, step.piece, f"nothing to pick up at {layout.name(step.src)}",
-                                 -math.inf, (tuple(step.path[0]), tuple(step.path[0]))))
+                                 -math.inf, (_pt(step.path[0]), _pt(step.path[0]))))
         if step.dst in board and step.dst != step.src:
             out.append(Violation(i, step.piece, f"{board[step.dst]} already at {layout.name(step.dst)}",
-                                 -math.inf, (tuple(step.path[-1]), tuple(step.path[-1]))))
+                                 -math.inf, (_pt(step.path[-1]), _pt(step.path[-1]))))
         obstacles = [Obstacle(*layout.position(loc), layout.radius(p), f"{p} at {layout.name(loc)}")
                      for loc, p in board.items() if loc != step.src]
         r = layout.radius(step.piece)
@@ -94,7 +94,7 @@ def check_plan(layout: TableLayout, places: dict[Location, str], steps: Sequence
                 gap = point_segment_distance((o.x, o.y), a, b) - r - o.radius - margin_mm
                 if gap < -1e-6:
                     out.append(Violation(i, f"{step.piece} from {layout.name(step.src)}", o.where,
-                                         gap, (tuple(a), tuple(b))))
+                                         gap, (_pt(a), _pt(b))))
         board.pop(step.src, None)
         board[step.dst] = step.piece
     return out

@@ -52,6 +52,11 @@ from typing import Callable
 
 import serial
 
+from calibration.config import GantryConfig
+from robot.grbl_codes import (MAX_LINE_CHARS, RT_CYCLE_START, RT_FEED_HOLD, RT_JOG_CANCEL,
+                              RT_SOFT_RESET, RT_STATUS, alarm_meaning, error_meaning)
+from robot.grbl_reports import MachineSpace, Status, floats, parse_status
+
 try:                                   # a vanished tty fails tcdrain() with termios.error
     from termios import error as _TermiosError
 except ImportError:                    # pragma: no cover - not POSIX
@@ -62,20 +67,11 @@ except ImportError:                    # pragma: no cover - not POSIX
 #: TypeError or AttributeError, is not one of them: it must not look like a pulled cable)
 PORT_ERRORS = (serial.SerialException, OSError, _TermiosError)
 
-from calibration.config import GantryConfig
-from robot.grbl_codes import (MAX_LINE_CHARS, RT_CYCLE_START, RT_FEED_HOLD, RT_JOG_CANCEL,
-                              RT_SOFT_RESET, RT_STATUS, alarm_meaning, error_meaning)
-from robot.grbl_reports import MachineSpace, Status, floats, parse_status
-
 __all__ = ["GrblDriver", "GrblError", "GrblCommandError", "GrblAlarm", "GrblHold", "GrblTimeout",
            "GrblDisconnected", "GrblPortBusy", "GrblProtocolError", "GrblPositionUnknown",
            "GrblReset", "LineTooLong", "MachineSpace", "Status", "parse_status", "PORT_ERRORS"]
 
 log = logging.getLogger(__name__)
-
-BANNER_RE = re.compile(r"^Grbl (\d+\.\d+[a-z]?) \['\$' for help\]$")
-SETTING_RE = re.compile(r"^\$(N?\d+)=(.*)$")
-
 
 BANNER_RE = re.compile(r"^Grbl (\d+\.\d+[a-z]?) \['\$' for help\]$")
 SETTING_RE = re.compile(r"^\$(N?\d+)=(.*)$")
@@ -403,8 +399,8 @@ class GrblDriver:
                 self._cond.notify_all()
         elif line.startswith("ALARM:") and line[6:].isdigit() and len(line) < 10:
             self._on_alarm(int(line[6:]), line)
-        elif BANNER_RE.match(line):
-            self._on_banner(line)
+        elif banner := BANNER_RE.match(line):
+            self._on_banner(line, banner.group(1))
         elif line.startswith("[") and line.endswith("]"):
             if line.startswith("[MSG:"):
                 if line == "[MSG:Reset to continue]":
@@ -444,9 +440,9 @@ class GrblDriver:
             self._stray_answers += 1
         self._answer(GrblAlarm(code, pending.line if pending else None), only_if_pending=True)
 
-    def _on_banner(self, line: str) -> None:
+    def _on_banner(self, line: str, version: str) -> None:
         with self._cond:
-            self.version = BANNER_RE.match(line).group(1)   # type: ignore[union-attr]
+            self.version = version
             self.wco = None
             self.critical = False
             self._out_of_step = False         # a reset empties GRBL's buffers: in step again
@@ -649,7 +645,7 @@ class GrblDriver:
         feed hold or a stopped controller ends the stream within a second.
         """
         start = self.interruptions
-        for line in lines + [None]:    # type: ignore[operator]
+        for line in [*lines, None]:
             if self.interruptions != start:
                 if self.alarm is not None:
                     raise GrblAlarm(self.alarm, line or lines[-1])
@@ -671,7 +667,7 @@ class GrblDriver:
             self.realtime(RT_STATUS)
             left = deadline - time.monotonic()
             # a '?' that arrives while GRBL resets is forgotten: ask again after a banner
-            self._wait_for(lambda: self._status_seq > seq or self._banner_seq > banners
+            self._wait_for(lambda: self._status_seq > seq or self._banner_seq > banners  # noqa: B023 - waited on here
                            or self.critical, max(0.0, left))
             self._check_alive()
             if self._status_seq > seq and self._last_status is not None:
@@ -787,11 +783,12 @@ class GrblDriver:
             banners, alarms = self._banner_seq, self._alarm_seq
             self._reset_requested = True
             self.realtime(RT_SOFT_RESET)
-            if self._wait_for(lambda: self._banner_seq > banners, timeout) or (
+            # (the waits below run within this attempt: binding its counters is safe)
+            if self._wait_for(lambda: self._banner_seq > banners, timeout) or (  # noqa: B023
                     # an ALARM:3/6 says the reset was heard: GRBL is in its 500 ms silence, and
                     # a second Ctrl-X would only bring a second banner later; wait for this one
                     self._alarm_seq > alarms
-                    and self._wait_for(lambda: self._banner_seq > banners, timeout)):
+                    and self._wait_for(lambda: self._banner_seq > banners, timeout)):  # noqa: B023
                 self._check_alive()
                 return self.version or ""
             self._check_alive()

@@ -144,10 +144,6 @@ class TableLayout:
     def radius(self, piece: str) -> float:
         return self._radius[piece]
 
-    @property
-    def max_radius(self) -> float:
-        return max(self._radius.values())
-
     def slots(self, side: str | None = None) -> list[Slot]:
         sides = SIDES if side is None else (side,)
         return [Slot(s, i) for s in sides for i in range(len(self._slots[s]))]

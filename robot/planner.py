@@ -31,7 +31,7 @@ import heapq
 import itertools
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, AbstractSet, Mapping, Sequence
 
 import numpy as np
 
@@ -196,7 +196,7 @@ class MotionPlanner:
         nodes = np.array(keep, dtype=float)
         radius = 1.05 * math.sqrt(2) * max(half, sp)
         d = np.hypot(nodes[:, None, 0] - nodes[None, :, 0], nodes[:, None, 1] - nodes[None, :, 1])
-        neighbours = [list(np.nonzero((row > 1e-9) & (row <= radius))[0]) for row in d]
+        neighbours = [np.nonzero((row > 1e-9) & (row <= radius))[0].tolist() for row in d]
         return _Roadmap(nodes, neighbours, radius)
 
     # ------------------------------------------------------------------ paths
@@ -312,7 +312,7 @@ class MotionPlanner:
 
     # ------------------------------------------------------------------ storage slots
     def park_slot(self, places: dict[Location, str], piece: str, near: Point,
-                  taken: set[Slot] = frozenset()) -> Slot:  # type: ignore[assignment]
+                  taken: AbstractSet[Slot] = frozenset()) -> Slot:
         """The free slot for a piece leaving the board: the king's own slot for the king,
         else the nearest free slot of its side."""
         side = side_of(piece)
@@ -452,7 +452,7 @@ class MotionPlanner:
             storage_l[slot] = letter
         pos = start if start is not None else self.layout.position(KING_SLOT)
         carries, missing, no_slot = self._reset_carries(board_l, storage_l, target_l, times)
-        places: dict[Location, str] = {**board_l, **storage_l}
+        places: dict[Location, str] = {loc: p for part in (board_l, storage_l) for loc, p in part.items()}
         steps = self._order_carries(places, carries, pos, times, pickup_offset)
         return ResetPlan(tuple(steps), missing, no_slot, times.plan(steps, pos),
                          self._bound(carries, pos, times))
@@ -591,7 +591,8 @@ class MotionPlanner:
         by_src = {c[0]: i for i, c in enumerate(carries)}
         seen: set[int] = set()
         for i0 in range(len(carries)):
-            ring, i = [], i0
+            ring: list[int] = []
+            i: int | None = i0
             while i is not None and i not in seen:
                 seen.add(i)
                 ring.append(i)

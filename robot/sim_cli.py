@@ -30,7 +30,7 @@ def _setting(text: str) -> tuple[int, float]:
     try:
         k, v = int(key.lstrip("$")), float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"bad setting {text!r}: expected N=VALUE, e.g. 110=8000")
+        raise argparse.ArgumentTypeError(f"bad setting {text!r}: expected N=VALUE, e.g. 110=8000") from None
     if not sep or k not in FIRMWARE_DEFAULTS:
         raise argparse.ArgumentTypeError(f"bad setting {text!r}: unknown GRBL setting ${key}")
     return k, v

@@ -104,7 +104,7 @@ class Block:
 def parse_block(line: str) -> Block:
     """Parse a cleaned line into a Block, raising GcodeError with GRBL's code."""
     blk = Block()
-    for letter, value, text in split_words(line):
+    for letter, value, _text in split_words(line):
         if letter == "G":
             code = round(value, 1)
             group = _G_GROUPS.get(code)

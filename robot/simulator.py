@@ -150,7 +150,7 @@ class GrblSimulator:
         if not self.settings[22]:
             self.settings[20] = 0               # the firmware keeps no soft limits without homing
         self.magnet_output = _magnet_output(self.config.gantry.magnet_on)
-        self.port: str | None = None
+        self.port = ""              # the pty's device path, once started
         self.on_disconnect: Callable[[], None] | None = None
         self.lines_received: list[str] = []          # every line, for tests and logs
         self.status_requests: list[float] = []       # wall time of every '?' (rate checks)
@@ -185,7 +185,7 @@ class GrblSimulator:
             self._running = True
             self._thread = threading.Thread(target=self._loop, name="grbl-sim", daemon=True)
             self._thread.start()
-            return self.port   # type: ignore[return-value]
+            return self.port
 
     def stop(self) -> None:
         self._running = False
@@ -221,7 +221,7 @@ class GrblSimulator:
         with self._lock:
             if self._master is None:
                 self._open_pty()
-            return self.port   # type: ignore[return-value]
+            return self.port
 
     @property
     def connected(self) -> bool:
@@ -332,8 +332,8 @@ class GrblSimulator:
     def _home_physical(self) -> tuple[float, float]:
         """Where homing leaves the carriage in the table's frame (0..travel): the project's
         machine frame is the soft-limit range shifted to start at 0."""
-        return tuple(self._homed_position(i) - self._axis_range(i)[0]   # type: ignore[return-value]
-                     for i in (0, 1))
+        x, y = (self._homed_position(i) - self._axis_range(i)[0] for i in (0, 1))
+        return (x, y)
 
     def _limits(self) -> AxisLimits:
         return AxisLimits.from_settings(self.settings)

@@ -52,11 +52,16 @@ def test_check_reports_each_problem_on_stderr(tmp_path, capsys):
 
 # ----------------------------------------------------------------------------- printables
 
+def _found(match: re.Match[bytes] | None) -> re.Match[bytes]:
+    assert match is not None, "the PDF lacks a part we wrote"
+    return match
+
+
 def _pdf_pages(data: bytes) -> list[tuple[tuple[float, float], np.ndarray]]:
     """Parse our own minimal PDF back: check the xref offsets, return (page size pt, image) per page."""
-    start = int(re.search(rb"startxref\n(\d+)\n%%EOF\n$", data).group(1))
+    start = int(_found(re.search(rb"startxref\n(\d+)\n%%EOF\n$", data)).group(1))
     assert data[start:start + 4] == b"xref"
-    count = int(re.match(rb"xref\n0 (\d+)\n", data[start:]).group(1))
+    count = int(_found(re.match(rb"xref\n0 (\d+)\n", data[start:])).group(1))
     entries = re.findall(rb"(\d{10}) 00000 n \n", data[start:])
     assert len(entries) == count - 1
     objects = {}
@@ -68,9 +73,9 @@ def _pdf_pages(data: bytes) -> list[tuple[tuple[float, float], np.ndarray]]:
     for body in objects.values():
         if b"/Type /Page " not in body:
             continue
-        box = [float(v) for v in re.search(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", body).groups()]
-        img = objects[int(re.search(rb"/Im0 (\d+) 0 R", body).group(1))]
-        w, h, n = (int(v) for v in re.search(rb"/Width (\d+) /Height (\d+) .*/Length (\d+)", img).groups())
+        box = [float(v) for v in _found(re.search(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", body)).groups()]
+        img = objects[int(_found(re.search(rb"/Im0 (\d+) 0 R", body)).group(1))]
+        w, h, n = (int(v) for v in _found(re.search(rb"/Width (\d+) /Height (\d+) .*/Length (\d+)", img)).groups())
         raw = img[img.index(b"stream\n") + 7:][:n]
         pages.append(((box[0], box[1]), np.frombuffer(zlib.decompress(raw), np.uint8).reshape(h, w)))
     return pages
@@ -304,9 +309,9 @@ def test_camera_command_from_a_video_file(tmp_path):
     true_k = np.array([[860.0, 0, 640.0], [0, 860.0, 360.0], [0, 0, 1]])
     rng = np.random.default_rng(21)
     video = tmp_path / "sheet.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (1280, 720))
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 10.0, (1280, 720))
     assert writer.isOpened()
-    for k in range(10):
+    for _ in range(10):
         target = (148.5 + rng.uniform(-150, 150), 105.0 + rng.uniform(-100, 100))
         cam = make_camera(target, rng.uniform(380, 520), rng.uniform(5, 35), rng.uniform(0, 360),
                           rng.uniform(-180, 180), f_px=860.0)

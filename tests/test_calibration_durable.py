@@ -49,7 +49,7 @@ def test_a_failed_write_leaves_the_target_and_cleans_up(tmp_path):
     with pytest.raises(UnicodeEncodeError):
         atomic_write_text(target, "\udcff", encoding="utf-8")
     with pytest.raises(TypeError):
-        atomic_write_bytes(target, "not bytes")      # type: ignore[arg-type]
+        atomic_write_bytes(target, "not bytes")
     assert target.read_text() == "kept"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
 

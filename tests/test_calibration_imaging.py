@@ -70,7 +70,7 @@ def _ideal_pixels(k: bytes, dist: bytes, size: tuple[int, int], ss: int) -> np.n
     if key not in _IDEAL:
         w, h = size
         us, vs = np.meshgrid((np.arange(w * ss) + 0.5) / ss - 0.5, (np.arange(h * ss) + 0.5) / ss - 0.5)
-        pix = np.stack([us.ravel(), vs.ravel()], axis=1)
+        pix: np.ndarray = np.stack([us.ravel(), vs.ravel()], axis=1)
         kk = np.frombuffer(k).reshape(3, 3)
         dd = np.frombuffer(dist)
         if np.any(dd):

@@ -16,7 +16,6 @@ from engine import Side
 
 from kiosk.calibration_session import CalibrationStatus
 from kiosk.controller import GameController
-from kiosk.robot_adapter import GantryMover
 from kiosk.simworld import SimWorld
 from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry, real_gantry_chain
 

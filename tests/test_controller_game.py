@@ -52,6 +52,7 @@ class Rig:
         """Play a random legal move (a capturing one first, if asked) and wait until the
         controller has taken it in."""
         board = self.ctrl.view().board
+        assert board is not None, "no game on"
         ply = len(board.move_stack)
         capturing = [m for m in board.legal_moves if board.captures_of(m)] if prefer_captures else []
         move = self.rng.choice(capturing or board.legal_moves)
@@ -64,6 +65,7 @@ class Rig:
 
 
 def play_game(rig: Rig, visitor_side: Side, max_plies: int = 400, prefer_captures: bool = False) -> None:
+    assert rig.world.variant is not None, "the world has no game set up"
     rig.ctrl.start_game(rig.world.variant, {}, visitor_side, "easy")
     for _ in range(max_plies):
         state = rig.run_until({"visitor_turn", "game_over", "place_piece", "fix_board"})

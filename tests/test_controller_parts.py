@@ -12,7 +12,7 @@ from kiosk.faults import FAULT_KINDS, parse_faults
 from kiosk.inventory import StorageBook
 from kiosk.journal import Journal, read_records
 from kiosk.move_reading import read_visitor_move
-from kiosk.ports import Slot, Transfer
+from kiosk.ports import Slot
 from kiosk.reconcile import diff_squares, reconcile
 from kiosk.states import State, check_transition
 

@@ -96,7 +96,6 @@ def test_camera_unplugged_then_back(tmp_path):
     rig = Rig(tmp_path, seed=9)
     start(rig)
     rig.camera.unplugged = True
-    rig.visitor_random_move.__func__  # (the helper waits for the move; here it must not be seen)
     board = rig.ctrl.view().board
     move = board.legal_moves[0]
     rig.world.visitor_move(move.from_sq, move.to_sq)

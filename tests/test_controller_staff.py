@@ -17,7 +17,6 @@ from engine import Piece, Side, parse_square
 
 from kiosk.activity import ActivityCode, RobotActivity
 from kiosk.controller import GameController
-from kiosk.robot_adapter import GantryMover
 from kiosk.simworld import SimWorld
 from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry, real_gantry_chain
 

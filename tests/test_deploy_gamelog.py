@@ -6,6 +6,7 @@ import io
 import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,7 @@ T0 = datetime(2026, 11, 29, 14, 0, tzinfo=timezone.utc)
 
 
 def _game(**changes) -> GameRecord:
-    fields = dict(variant="copenhagen", visitor_side="defenders", level="easy", result="visitor",
+    fields: dict[str, Any] = dict(variant="copenhagen", visitor_side="defenders", level="easy", result="visitor",
                   reason="king escaped", moves=["d1-d3", "f4-e4", "k7-i7xh7"],
                   started_at=T0, ended_at=T0 + timedelta(minutes=6), winner="defenders",
                   move_times_s=[20.0, 31.5, 60.25], language="sv")

@@ -73,8 +73,8 @@ def live(tmp_path: Path):
 def _owner(world: Path, path: Path) -> str:
     """'user:group mode' of a file, names looked up in the namespace's /etc."""
     st = path.stat()
-    users = {int(l.split(":")[2]): l.split(":")[0] for l in (world / "etc/passwd").read_text().splitlines()}
-    groups = {int(l.split(":")[2]): l.split(":")[0] for l in (world / "etc/group").read_text().splitlines()}
+    users = {int(row.split(":")[2]): row.split(":")[0] for row in (world / "etc/passwd").read_text().splitlines()}
+    groups = {int(row.split(":")[2]): row.split(":")[0] for row in (world / "etc/group").read_text().splitlines()}
     return f"{users[st.st_uid]}:{groups[st.st_gid]} {stat.S_IMODE(st.st_mode):o}"
 
 
@@ -85,9 +85,9 @@ def test_live_install_creates_the_user_owns_the_files_and_starts_the_service(liv
     assert result.returncode == 0, result.stdout + result.stderr
 
     passwd = (world / "etc/passwd").read_text()
-    assert any(l.startswith("tafl:") and l.endswith(":/var/lib/tafl-kiosk:/usr/sbin/nologin")
-               for l in passwd.splitlines())
-    members = {l.split(":")[0]: l.split(":")[3].split(",") for l in (world / "etc/group").read_text().splitlines()}
+    assert any(row.startswith("tafl:") and row.endswith(":/var/lib/tafl-kiosk:/usr/sbin/nologin")
+               for row in passwd.splitlines())
+    members = {row.split(":")[0]: row.split(":")[3].split(",") for row in (world / "etc/group").read_text().splitlines()}
     assert all("tafl" in members[g] for g in ("video", "render", "input", "dialout"))
 
     assert _owner(world, world / "etc/tafl-kiosk") == "root:tafl 770"
@@ -161,7 +161,7 @@ def test_live_desktop_mode(live, tmp_path: Path) -> None:
     result = run(str(REPO / "systemd/install.sh"), "--src", str(_source(tmp_path)), "--no-venv",
                  "--python", sys.executable, "--desktop-user", "museum")
     assert result.returncode == 0, result.stdout + result.stderr
-    members = {l.split(":")[0]: l.split(":")[3].split(",") for l in (world / "etc/group").read_text().splitlines()}
+    members = {row.split(":")[0]: row.split(":")[3].split(",") for row in (world / "etc/group").read_text().splitlines()}
     for group in ("video", "render", "input", "dialout", "tafl"):
         assert "museum" in members[group], group
     unit = world / "home/museum/.config/systemd/user/tafl-kiosk-session.service"

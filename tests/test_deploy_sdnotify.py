@@ -202,7 +202,7 @@ def test_no_watchdog_pings_when_the_watchdog_is_off(path_socket) -> None:
     clock = FakeClock()
     notifier = Notifier.from_environ({"NOTIFY_SOCKET": path}, clock=clock)
     notifier.ready()
-    for step in range(100):
+    for _ in range(100):
         clock.now += 1.0
         assert not notifier.tick()
     assert _pending(sock) == ["READY=1"]

@@ -64,7 +64,7 @@ def test_ready_watchdog_and_a_clean_stop(tmp_path: Path) -> None:
                             stderr=write_fd, stdout=subprocess.DEVNULL)
     os.close(write_fd)
     try:
-        messages = []
+        messages: list[str] = []
         while messages.count("WATCHDOG=1") < 3:
             messages.append(sock.recv(4096).decode())
         assert messages[0] == "READY=1\nSTATUS=waiting for visitor"

@@ -63,7 +63,7 @@ def test_perft_prints_the_count_last(capsys) -> None:
     code, out, _ = run(capsys, "perft", "--variant", "copenhagen", "--depth", "2", "--divide")
     lines = out.strip().splitlines()
     assert lines[-1] == "6788" and len(lines) == 117
-    assert sum(int(l.split()[1]) for l in lines[:-1]) == 6788
+    assert sum(int(line.split()[1]) for line in lines[:-1]) == 6788
     code, out, _ = run(capsys, "perft", "--variant", "copenhagen", "--depth", "1",
                        "--position", START, "--turn", "defenders")
     assert out.strip() == "60"

@@ -23,6 +23,11 @@ V = "copenhagen"
 pos = position_maker(V, 11, "f6")
 
 
+def _side_at(b: Board, sq: int) -> Side | None:
+    piece = b.piece_at(sq)
+    return None if piece is None else piece.side
+
+
 def codes(b: Board, text: str) -> dict[str, list[str]]:
     """code -> square names of the reasons for the move `text`."""
     return {r.code: [square_name(s, b.size) for s in r.squares] for r in explain_text(b, text).reasons}
@@ -120,7 +125,7 @@ def _check(before: Board, move: Move, reason) -> None:
         assert out is not None and out.winner == me and out.reason == want
     elif reason.code == "captures":
         assert sq and sq <= caps and before.king_square not in sq
-        assert all(before.piece_at(s).side != me for s in sq)
+        assert all(_side_at(before, s) != me for s in sq)
     elif reason.code == "shieldwall":
         assert sq <= caps and any(a.kind == "shieldwall" for a in after.announcements())
     elif reason.code == "blocks_escape":
@@ -138,10 +143,10 @@ def _check(before: Board, move: Move, reason) -> None:
         after.push_null()
         reach = {c for m in after.generate_moves() for c in after.captures_of(m)}
         after.pop_null()
-        assert sq <= reach and all(after.piece_at(s) is not None and after.piece_at(s).side != me for s in sq)
+        assert sq <= reach and all(after.piece_at(s) is not None and _side_at(after, s) != me for s in sq)
     elif reason.code == "saves_piece":
         enemy_reach = {c for m in after.generate_moves() for c in after.captures_of(m)}
-        assert sq and not sq & enemy_reach and all(after.piece_at(s).side == me for s in sq)
+        assert sq and not sq & enemy_reach and all(_side_at(after, s) == me for s in sq)
     else:
         assert reason.code == "develops" and sq == {move.to_sq}
     assert all(0 <= s < n * n for s in sq)

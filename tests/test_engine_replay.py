@@ -62,7 +62,7 @@ def test_capture_columns_match_the_engine(replays) -> None:
 
 
 def test_games_ending_on_their_last_move_agree_with_the_recorded_winner(replays) -> None:
-    reasons = Counter()
+    reasons: Counter[str] = Counter()
     for row, r in replays:
         if r.outcome is not None and not r.moves_after_end and r.stopped_by is None:
             assert WINNER.get(row[3]) is r.outcome.winner, row[0][:60]

@@ -68,14 +68,14 @@ def test_rule_11_only_the_king_in_the_castle_and_nobody_passes_it() -> None:
     assert not legal(b, "e3-e5")
     assert not legal(b, "e3-e7"), "passes the castle"
     b = pos(t="a8", T="h8", K="e4", turn="defenders")
-    assert "castle" in why(b, "e4-e5"), "the king may not return"
+    assert "castle" in (why(b, "e4-e5") or ""), "the king may not return"
     b = pos(t="a8 c5", T="h8", K="e3")
     assert not legal(b, "c5-g5")
 
 
 def test_rule_11_camps_are_off_limits_and_the_king_cannot_escape_through_them() -> None:
     b = pos(t="a8", T="c1", K="e3", turn="defenders")
-    assert "camp" in why(b, "c1-d1")
+    assert "camp" in (why(b, "c1-d1") or "")
     assert not legal(b, "e3-e1"), "e2 is a camp square"
     b = pos(t="a8", T="h8", K="d3", turn="defenders")
     assert not legal(b, "d3-d1")
@@ -137,7 +137,7 @@ def test_rule_13_offensive_swede_must_vary_after_repeats() -> None:
     for text in CYCLE + CYCLE:
         play(b, text)
     assert b.outcome() is None
-    assert "eternity" in why(b, "c7-g7")
+    assert "eternity" in (why(b, "c7-g7") or "")
     assert Move(parse_square("c7", 9), parse_square("g7", 9)) not in b.legal_moves
     assert legal(b, "c7-d7")
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import Board, Move, Outcome, Piece, Side, parse_square, square_name
+from engine import Board, Outcome, Piece, Side, parse_square
 
 from engine_helpers import legal, play, position_maker
 

@@ -11,7 +11,7 @@ from engine import Board, Side, parse_square
 from engine.reasons import CODES, Reason, explain_text, hint
 from kiosk.engine_worker import EngineWorker, HintReply, search_hint
 from kiosk.gamelog import read_games
-from kiosk.i18n import Texts, available_languages, load_catalog, placeholders
+from kiosk.i18n import Texts, available_languages, load_catalog
 from kiosk.teaching import Teacher, highlighted_squares, reason_sentence, reasons_text
 from tests.kiosk_fakes import InstantEngine
 from tests.test_controller_game import Rig

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Callable
 
 import pytest
 
@@ -33,7 +34,7 @@ def step(src, dst, piece="t") -> dict:
     return {"src": src, "dst": dst, "piece": piece, "kind": "move", "path": [[0.0, 0.0], [40.0, 0.0]]}
 
 
-IMPOSSIBLE = {
+IMPOSSIBLE: dict[str, tuple[Callable[[dict], object], str]] = {
     "null": (lambda d: None, "null"),
     "[]": (lambda d: [], "a list"),
     "{}": (lambda d: {}, "format"),

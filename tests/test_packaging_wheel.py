@@ -128,6 +128,7 @@ def test_the_robot_extra_drives_the_simulated_gantry(work: Path, wheel: Path) ->
         assert "usage:" in run(bin_dir / script, "--help", cwd=work).stdout
     sim = subprocess.Popen([str(bin_dir / "tafl-gantry-sim"), "--speed-factor", "50"], cwd=work, env=CLEAN_ENV,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert sim.stdout is not None and sim.stderr is not None
     try:
         port = sim.stdout.readline().strip()
         assert port.startswith("/dev/"), f"tafl-gantry-sim printed {port!r}: {sim.stderr.read()}"

@@ -27,7 +27,7 @@ def raw_port(sim: GrblSimulator) -> serial.Serial:
 
 
 def read_until(raw: serial.Serial, want: bytes, limit: int = 20) -> list[bytes]:
-    lines = []
+    lines: list[bytes] = []
     for _ in range(limit):
         line = raw.readline()
         assert line, f"nothing more before {want!r}; got {lines}"

@@ -39,6 +39,7 @@ def rig_with(tmp_path, squares: dict[str, str], **kw) -> SimRig:
 
 def table_agrees(rig: SimRig) -> bool:
     """What the robot believes (ledger) is what stands on the table."""
+    assert rig.table is not None, "a rig on a simulated table"
     return rig.table.occupancy(tolerance=0.5) == rig.ledger.places
 
 

@@ -39,7 +39,7 @@ def test_a_pass_flips_the_side_and_hash_and_is_taken_back() -> None:
     board.push(board.parse_move("e5-c5"))       # the defenders move after the pass
     board.pop()
     board.pop_null()
-    assert board.turn is Side.ATTACKERS and board.zobrist_hash() == key
+    assert Side(board.turn) is Side.ATTACKERS and board.zobrist_hash() == key
     with pytest.raises(ValueError, match="no null move"):
         board.pop_null()
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import os
 import queue
+import random
+import re
 import subprocess
 import sys
 import threading
+from dataclasses import dataclass as _dataclass
 from pathlib import Path
 
 import pytest
@@ -207,8 +210,6 @@ def test_bestmove_prints_the_move_last_and_reports_bad_input() -> None:
 # A position record's FIRST row is rank 1 (Coord y=0 is written "a1"): hand-written below,
 # not produced by our Board, so an orientation mismatch would show.
 
-import re
-from dataclasses import dataclass as _dataclass
 
 #: OpenTafl's own move-record pattern (MoveSerializer.getMoveRegex, simple subset): what it parses
 JAVA_MOVE = re.compile(r"^([tcnkTCNK]?)([a-s][0-9]{1,2})([\^=\-]{1,2})([a-s][0-9]{1,2})"
@@ -229,7 +230,7 @@ class _FakeResult:
     depth: int = 1
     nodes: int = 1
     elapsed_s: float = 0.0
-    pv: list = None
+    pv: list | None = None
 
 
 class RecordingSearch:
@@ -422,7 +423,6 @@ def test_session_still_moves_when_our_board_thinks_the_game_is_over() -> None:
 #   game over                                  finish <0..3>, then goodbye
 # The host referees with its own rules: here our Board with the options the record means.
 
-import random
 
 
 def _host_reply(board: Board, rng: random.Random) -> str:

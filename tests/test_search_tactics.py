@@ -17,7 +17,7 @@ from engine.board import Board
 from engine.levels import DEFAULT_LEVELS
 from engine.otn import format_position
 from engine.search import build_board, search_board
-from engine.types import ATT, DEF, KING, parse_square
+from engine.types import ATT, DEF, KING, Side, parse_square
 
 VARIANTS = ("copenhagen", "york", "tablut", "tawlbwrdd")
 LEVELS = ("easy", "medium", "hard")
@@ -89,7 +89,8 @@ def test_attackers_stop_a_threatened_escape(variant: str, lvl: str) -> None:
     board = Board.from_otn(variant, otn, turn="attackers")
     result = search_board(board, level(lvl), seed=9)
     board.push(result.move)
-    assert board.outcome() is None or board.outcome().winner.value == "attackers"
+    end = board.outcome()
+    assert end is None or end.winner is Side.ATTACKERS
     assert not side_to_move_can_win_now(board), f"{lvl} let the king out after {result.move_text}"
 
 

@@ -42,7 +42,7 @@ def test_casual_is_two_plies_with_noise() -> None:
 
 def test_selfplay_plays_a_visitor_against_a_level() -> None:
     sp = _load("selfplay")
-    task = (0, "copenhagen", {}, "beginner", "easy", None, 0.2, 30, 2, 5, True, None, None)
+    task: tuple = (0, "copenhagen", {}, "beginner", "easy", None, 0.2, 30, 2, 5, True, None, None)
     result = sp.play_game(task)
     assert result.plies <= 30 + 2
     assert result.a_score in (0.0, 0.5, 1.0)

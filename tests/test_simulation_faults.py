@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Any
 
 from calibration.config import Config
 from engine import Board, Side
@@ -37,7 +38,7 @@ def until(rig: SimRig, cond, timeout_s: float = 40.0, visitor: SimVisitor | None
 
 
 def visitor_for(rig: SimRig, **style) -> SimVisitor:
-    kw = dict(mode="yielding", illegal_rate=0.0, forget_capture_rate=0.0, think_s=(0.0, 0.05))
+    kw: dict[str, Any] = dict(mode="yielding", illegal_rate=0.0, forget_capture_rate=0.0, think_s=(0.0, 0.05))
     kw.update(style)
     return SimVisitor(rig.world, random.Random(1), VisitorStyle(**kw))
 

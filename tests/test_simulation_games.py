@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import time
+from typing import Any
 
 import pytest
 
@@ -29,7 +30,7 @@ def quick_settings(seed: int):
 
 def play(rig: SimRig, variant: str, visitor: SimVisitor, side: Side, timeout_s: float) -> dict:
     """Start a game and let the visitor play it to the end; returns what was seen."""
-    seen = {"states": set(), "desync": [], "plies": 0}
+    seen: dict[str, Any] = {"states": set(), "desync": [], "plies": 0}
     rig.controller.start_game(variant, {}, side, "hard")
     deadline = time.monotonic() + timeout_s
     last_state = ""
@@ -39,7 +40,8 @@ def play(rig: SimRig, variant: str, visitor: SimVisitor, side: Side, timeout_s: 
         view = ctrl.view()
         seen["states"].add(view.state)
         if view.state != last_state:
-            if view.state == "visitor_turn" and rig.world.square_pieces() != view.board.pieces():
+            if view.state == "visitor_turn" and view.board is not None \
+                    and rig.world.square_pieces() != view.board.pieces():
                 seen["desync"].append(view.ply)
             last_state = view.state
         if view.state == "game_over":

@@ -29,7 +29,7 @@ import pytest
 
 from calibration.config import Config
 from calibration.config_file import config_to_toml
-from engine import Board, Side
+from engine import Board
 from robot.layout import TableLayout
 from robot.ledger import Ledger
 from robot.simulator import GrblSimulator
@@ -285,6 +285,7 @@ def run_kiosk(tmp_path: Path, config_path: Path) -> tuple[int | None, str]:
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"})
     out = []
+    assert proc.stdout is not None
     try:
         for line in proc.stdout:                  # the first game's line means it is up and playing
             out.append(line)

@@ -60,7 +60,6 @@ def test_animation_slides_then_removes_the_captured_piece():
 
 
 # ------------------------------------------------------------- the screen: dots, entry points, Playing here
-import pygame  # noqa: E402
 
 from calibration.config import Config  # noqa: E402
 from kiosk.ui.rules import playing_here_words  # noqa: E402
@@ -70,7 +69,10 @@ from kiosk.ui.screenshots import StillController, _Clock, idle_view  # noqa: E40
 from ui_helpers import clean_queue, click, find_button  # noqa: E402,F401
 
 
-def _app(size=(1280, 800), world=object(), config=None):
+_NO_WORLD = object()   # a world the screens never look into
+
+
+def _app(size=(1280, 800), world=_NO_WORLD, config=None):
     from kiosk.ui.app import KioskApp
 
     config = config or Config()

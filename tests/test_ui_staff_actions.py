@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pygame
-import pytest
 
 from calibration.config import Config
 from engine import Piece, Side, parse_square
 
 from kiosk.controller import GameController
-from kiosk.ports import GantryEvent
+from kiosk.ports import GantryEvent, GantryEventKind
 from kiosk.simworld import SimWorld
 from kiosk.ui.app import KioskApp
 from tests.kiosk_fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry
@@ -48,7 +47,7 @@ class JogGantry(WorldGantry):
         if self.queue and self.queue[0][0] == "jog":
             _, job, (dx, dy), _ = self.queue.pop(0)
             self.position = [self.position[0] + dx, self.position[1] + dy]
-            return [GantryEvent("jogged", job, activity=f"{self.position[0]:.1f},{self.position[1]:.1f}")]
+            return [GantryEvent(GantryEventKind.JOGGED, job, activity=f"{self.position[0]:.1f},{self.position[1]:.1f}")]
         return super().poll()
 
 

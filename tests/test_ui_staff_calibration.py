@@ -150,7 +150,7 @@ def test_gantry_flow_through_the_buttons_fits_and_shows_residuals(tmp_path, rend
 
         press_and_wait("cal.home")
         assert rig.button("cal.jog.right").enabled and rig.button("cal.record").enabled
-        for n in range(3):
+        for _ in range(3):
             press_and_wait("cal.next")
             press_and_wait("cal.jog.right")              # 0.5 mm: the default fine step
             press_and_wait("cal.record")

@@ -43,7 +43,7 @@ def find_window(env, title: str, app: subprocess.Popen, limit_s: float = 90.0) -
     deadline = time.monotonic() + limit_s
     while time.monotonic() < deadline:
         if app.poll() is not None:
-            pytest.fail(f"the app exited before its window appeared: {app.stdout.read()}")
+            pytest.fail(f"the app exited before its window appeared: {app.stdout.read() if app.stdout else ''}")
         ids = xdotool(env, "search", "--class", "", check=False).stdout.split()
         for wid in ids:
             if xdotool(env, "getwindowname", wid, check=False).stdout.strip() == title:

@@ -30,7 +30,7 @@ def frame_with_card(payload: str, centre_mm: tuple[float, float], turn_deg: floa
     offsets = [(-half, half), (half, half), (half, -half), (-half, -half)]
     board = [(cx + dx * np.cos(a) - dy * np.sin(a), cy + dx * np.sin(a) + dy * np.cos(a), HELD_MM) for dx, dy in offsets]
     dst = rendered.camera.project(np.array(board)).astype(np.float32)
-    src = np.float32([[0, 0], [side, 0], [side, side], [0, side]])
+    src = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
     h = cv2.getPerspectiveTransform(src, dst)
     frame = rendered.image.copy()
     size = (frame.shape[1], frame.shape[0])

@@ -1,7 +1,6 @@
 """The still frames are fused: a flickering square comes out unsure; the gantry's stop restarts the count."""
 import dataclasses
 
-import numpy as np
 import pytest
 
 from calibration.config import CameraConfig

@@ -104,7 +104,7 @@ def test_not_readable_is_an_exception_with_the_reason():
 
 def _write_video(path, frame, count: int):
     """An MJPG file of `count` copies of `frame` at 30 fps (skips the test where OpenCV cannot write one)."""
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 30, (frame.shape[1], frame.shape[0]))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 30, (frame.shape[1], frame.shape[0]))
     if not writer.isOpened():
         pytest.skip("this OpenCV build cannot write MJPG video")
     for _ in range(count):

@@ -10,10 +10,10 @@ import pytest
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
-from engine import Board, parse_square as square_index, pieces_from_position  # noqa: E402
-from vision import cli  # noqa: E402
-from vision.renderer import render_frame  # noqa: E402
-from vision.watch_view import (ATTACKER, BAR_H, DEFENDER, KING_RING, STATE_COLOURS,  # noqa: E402
+from engine import Board, parse_square as square_index, pieces_from_position
+from vision import cli
+from vision.renderer import render_frame
+from vision.watch_view import (ATTACKER, BAR_H, DEFENDER, KING_RING, STATE_COLOURS,
                                UNSURE_FRAME, WOOD)
 
 WINDOW = (1280, 720)

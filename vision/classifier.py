@@ -160,14 +160,6 @@ class SquareClassifier:
     def samples_learned(self) -> float:
         return float(sum(s.n for s in self.stats) - self.prior_weight * len(self.stats))
 
-    def log_likelihoods(self, X: np.ndarray, marked: np.ndarray | None = None,
-                        means: np.ndarray | None = None) -> np.ndarray:
-        """(squares, 4) log p(features | class), Gaussian; marked squares use the marked-empty model.
-
-        `means` (5 x features) replaces the model's class means (see `frame_means`).
-        """
-        return self._log_likelihoods(X, marked, means)[0]
-
     def _log_likelihoods(self, X: np.ndarray, marked: np.ndarray | None,
                          means: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """Log-likelihoods and Mahalanobis distances (squares, 4), marked squares on the marked-empty model."""

@@ -89,14 +89,17 @@ class FeatureExtractor:
         # points on the grid lines round the square, near its corners, with
         # samples across each line (the darkest of three is the line)
         h = geometry.pitch / 2
-        line_pts, across = [], []
+        line_list: list[tuple[float, float]] = []
+        across_list: list[tuple[int, int]] = []
         for sx in (-1, 1):
             for sy in (-1, 1):
                 for dd in (0.1 * geometry.pitch, 0.15 * geometry.pitch):
-                    line_pts.append((sx * (h - dd), sy * h)); across.append((0, 1))
-                    line_pts.append((sx * h, sy * (h - dd))); across.append((1, 0))
-        line_pts = np.array(line_pts) * np.array([s, -s])
-        across = np.array(across, np.float64)
+                    line_list.append((sx * (h - dd), sy * h))
+                    across_list.append((0, 1))
+                    line_list.append((sx * h, sy * (h - dd)))
+                    across_list.append((1, 0))
+        line_pts = np.array(line_list) * np.array([s, -s])
+        across = np.array(across_list, np.float64)
         self.line_bands = [np.round(line_pts + across * k).astype(int) for k in (-1.5, 0.0, 1.5)]
         n = geometry.size
         self.centres_mm = np.array([geometry.square_center(sq) for sq in range(n * n)], np.float64)

@@ -88,13 +88,13 @@ class MoveInferrer:
         hyps = [Hypothesis(None, (), base, "no move")]
         for move in board.legal_moves:
             mover = before[move.from_sq]
-            caps = tuple(board.captures_of(move))
+            move_caps = tuple(board.captures_of(move))
             delta = (logp[move.from_sq, empty] - logp[move.from_sq, mover]
                      + logp[move.to_sq, mover] - logp[move.to_sq, empty])
             label = board.move_to_otn(move)
-            for k in range(len(caps) + 1):
-                for kept in itertools.combinations(caps, k):
-                    d = delta + sum(logp[sq, empty] - logp[sq, before[sq]] for sq in caps if sq not in kept)
+            for k in range(len(move_caps) + 1):
+                for kept in itertools.combinations(move_caps, k):
+                    d = delta + sum(logp[sq, empty] - logp[sq, before[sq]] for sq in move_caps if sq not in kept)
                     hyps.append(Hypothesis(move, kept, base + d, label))
         hyps.sort(key=lambda h: -h.log_likelihood)
         best = hyps[0]

@@ -78,8 +78,8 @@ class BoardLocaliser:
         found: dict[int, np.ndarray] = {}
         if ids is None:
             return found
-        for c, i in zip(corners, ids.ravel()):
-            i = int(i)
+        for c, raw_id in zip(corners, ids.ravel()):
+            i = int(raw_id)
             if i in self.board_points and i not in found:
                 found[i] = c.reshape(4, 2).astype(np.float64)
         return found
@@ -232,7 +232,7 @@ class BoardLocaliser:
         if missing:
             raise NotReadable("markers not found: " + ", ".join(str(i) for i in missing))
         img = np.vstack([found[i] for i in self.markers.ids])
-        if self.calibrated:
+        if self.K is not None:      # calibrated
             img = cv2.undistortPoints(img.reshape(-1, 1, 2), self.K, self.dist, P=self.K).reshape(-1, 2)
         board = np.vstack([self.board_points[i] for i in self.markers.ids])
         H, _ = cv2.findHomography(board, img, 0)
@@ -247,7 +247,7 @@ class BoardLocaliser:
 
     def camera_center(self, H: np.ndarray, width: int, height: int) -> np.ndarray:
         """The camera's centre in board mm, from H and the intrinsics (calibrated or estimated)."""
-        K = self.K if self.calibrated else self._estimate_K(H, width, height)
+        K = self.K if self.K is not None else self._estimate_K(H, width, height)
         Kinv = np.linalg.inv(K)
         M = Kinv @ H
         scale = 2.0 / (np.linalg.norm(M[:, 0]) + np.linalg.norm(M[:, 1]))

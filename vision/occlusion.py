@@ -59,7 +59,7 @@ class GridChecker:
         self.diag_weight = np.where(inside, 1.0, np.nan)
 
     def check(self, rect_gray: np.ndarray) -> GridVisibility:
-        g = rect_gray.astype(np.float32)
+        g: np.ndarray = rect_gray.astype(np.float32)
         g = cv2.blur(g, (3, 3))
         n = g.shape[0]
 
@@ -112,11 +112,6 @@ def foreign_squares(wood_chroma: np.ndarray, marked: np.ndarray, size: int, limi
     local = np.stack([cv2.medianBlur(np.ascontiguousarray(grid[..., k]), 5) for k in range(2)], -1)
     out = (np.abs(grid - local) > limit).any(2)
     return out & plain.reshape(size, size)
-
-
-def largest_cluster(grid: np.ndarray) -> int:
-    count, labels = cv2.connectedComponents(grid.astype(np.uint8), connectivity=4)
-    return max((int((labels == k).sum()) for k in range(1, count)), default=0)
 
 
 def band_squares(size: int) -> np.ndarray:
@@ -195,11 +190,3 @@ class FrameBandChecker:
         local = np.median(windows, 0)
         dev = np.abs(feats - local)
         return (dev[:, :2] > self.chroma_limit).any(1) | (dev[:, 2] > self.lum_limit)
-
-    @staticmethod
-    def longest_run(flags: np.ndarray) -> int:
-        best = run = 0
-        for f in np.concatenate([flags, flags]):       # a loop: runs may wrap round
-            run = run + 1 if f else 0
-            best = max(best, run)
-        return min(best, len(flags))

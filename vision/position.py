@@ -31,10 +31,6 @@ class SquareClass(IntEnum):
         return cls(PIECE_LETTERS.index(letter) + 1)
 
 
-def classes_from_pieces(pieces: dict[int, str], size: int) -> list[SquareClass]:
-    return [SquareClass.from_letter(pieces.get(sq)) for sq in range(size * size)]
-
-
 def pieces_from_classes(classes: list[SquareClass] | list[int]) -> dict[int, str]:
     return {sq: SquareClass(c).letter for sq, c in enumerate(classes) if SquareClass(c) != SquareClass.EMPTY}
 

@@ -6,6 +6,7 @@ confirmed positions carries over to the next frames of the game.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import cv2
@@ -195,7 +196,7 @@ class BoardReader:
         return Reading(probabilities=probs, features=feats, view=view, rectified=rect, size=self.size, glare=glare,
                        outline=outline)
 
-    def learn(self, reading: Reading, pieces: dict[int, str] | str) -> None:
+    def learn(self, reading: Reading, pieces: Mapping[int, str] | str) -> None:
         """Teach the classifier that this frame showed `pieces` (a confirmed position)."""
         if isinstance(pieces, str):
             pieces = pieces_from_position(pieces, self.size)

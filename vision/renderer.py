@@ -11,6 +11,7 @@ its materials at random within the spec (wood and ivory shades, piece height
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import cv2
@@ -18,7 +19,7 @@ import numpy as np
 
 from calibration.config import Config
 from calibration.geometry import BoardGeometry
-from vision.render_board import TextureFrame, board_texture, rgb_to_bgr, smooth_noise
+from vision.render_board import TextureFrame, board_texture, rgb_to_bgr
 from vision.render_camera import CameraModel, board_to_image_maps, sample_camera
 from vision.render_conditions import conditions
 
@@ -55,7 +56,7 @@ class Rendered:
     meta: dict = field(default_factory=dict)
 
 
-def render_frame(pieces: dict[int, str], board: str = "board-11", *, seed: int = 0, condition: str = "museum",
+def render_frame(pieces: Mapping[int, str], board: str = "board-11", *, seed: int = 0, condition: str = "museum",
                  hand: bool = False, config: Config | None = None, camera: CameraModel | None = None,
                  hide_markers: tuple[int, ...] = (), dark: float | None = None) -> Rendered:
     """Render the position `pieces` (square index -> 't'/'T'/'K') on `board`.
@@ -153,7 +154,7 @@ def _light_at(lights: list[Light], xy: np.ndarray, ambient: float) -> np.ndarray
 
 
 def _light_field(frame: TextureFrame, lights: list[Light], cond, rng, pieces3d: list[Piece3D],
-                 shape: tuple[int, int]) -> np.ndarray:
+                 shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     """Per-texture-pixel illumination: ambient, lights, a daylight gradient, the pieces' soft shadows."""
     step = 8
     n = shape[0]
@@ -174,7 +175,7 @@ def _light_field(frame: TextureFrame, lights: list[Light], cond, rng, pieces3d: 
     key_img = cv2.resize(keyf.reshape(coarse, coarse, 3).astype(np.float32), (n, n), interpolation=cv2.INTER_LINEAR)
     # soft shadows of the pieces from the key light, drawn at half resolution
     half = n // 2
-    mask = np.zeros((half, half), np.float32)
+    mask: np.ndarray = np.zeros((half, half), np.float32)
     block = rng.uniform(*cond.shadow)
     for p in pieces3d:
         h = p.height + p.crown_height
@@ -192,7 +193,7 @@ def _light_field(frame: TextureFrame, lights: list[Light], cond, rng, pieces3d: 
     return base_img + key_img * (1.0 - block * mask)[..., None], base_img + key_img
 
 
-def _pieces(rng, pieces: dict[int, str], geo: BoardGeometry, config: Config, cond) -> list[Piece3D]:
+def _pieces(rng, pieces: Mapping[int, str], geo: BoardGeometry, config: Config, cond) -> list[Piece3D]:
     pc = config.pieces
     height = rng.uniform(8.0, 12.0)
     out = []
@@ -274,9 +275,9 @@ def _draw_arm(image: np.ndarray, cam: CameraModel, geo: BoardGeometry, rng) -> N
     tx, ty = geo.square_center(int(r) * geo.size + int(f))
     tip = cam.project(np.array([[tx, ty, 60.0]]))[0]
     side = rng.integers(4)
-    entry = {0: (rng.uniform(0, w), -40), 1: (w + 40, rng.uniform(0, h)),
+    entry_xy = {0: (rng.uniform(0, w), -40), 1: (w + 40, rng.uniform(0, h)),
              2: (rng.uniform(0, w), h + 40), 3: (-40, rng.uniform(0, h))}[int(side)]
-    entry = np.array(entry, np.float64)
+    entry = np.array(entry_xy, np.float64)
     ends = cam.project(np.array([[tx, ty, 60.0], [tx + 10, ty, 60.0]]))
     scale = float(np.linalg.norm(ends[1] - ends[0]))        # pixels per 10 mm at the hand
     width = 80 * scale / 10 * rng.uniform(0.9, 1.2)     # an arm about 80 mm wide
@@ -323,7 +324,7 @@ def _soft(mask: np.ndarray, sigma: float) -> np.ndarray:
 def _damage(image: np.ndarray, rng, cond) -> np.ndarray:
     """Glare, blur, sensor noise and JPEG compression."""
     h, w = image.shape[:2]
-    out = image.astype(np.float32)
+    out: np.ndarray = image.astype(np.float32)
     n_glare = int(rng.integers(cond.glare[0], cond.glare[1] + 1))
     if n_glare:
         glare = np.zeros((h // 4, w // 4), np.float32)
@@ -341,4 +342,7 @@ def _damage(image: np.ndarray, rng, cond) -> np.ndarray:
     out = np.clip(out, 0, 255).astype(np.uint8)
     quality = int(rng.integers(cond.jpeg[0], cond.jpeg[1] + 1))
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    if decoded is None:                     # our own encoding: cannot happen short of a broken OpenCV
+        raise RuntimeError("the JPEG round trip of a rendered frame failed")
+    return decoded

@@ -72,10 +72,12 @@ class CameraSource:
             if not self._open():
                 return None
             self.reconnects += 1
-        ok, frame = self._cap.read()
+        cap = self._cap
+        assert cap is not None      # _open() set it
+        ok, frame = cap.read()
         if not ok or frame is None:
             self.last_error = f"camera {self.device} stopped delivering frames"
-            self._cap.release()
+            cap.release()
             self._cap = None
             self._next_try = now + self.retry_s
             return None

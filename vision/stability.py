@@ -131,7 +131,7 @@ class StabilityTracker:
             self._since, self._reported = t, False
             self._sum, self._frames = probs.copy(), 1
             return StabilityStatus(StillState.MOVING if moving else StillState.SETTLING)
-        self._sum = self._sum + probs
+        self._sum = probs if self._sum is None else self._sum + probs
         self._frames += 1
         if t - self._since < self.stable_s:
             return StabilityStatus(StillState.SETTLING)

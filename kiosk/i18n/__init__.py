@@ -107,7 +107,7 @@ class Texts:
             text = self._fallback.get(key)
         if text is None:
             if default is not None and default != key:
-                return self.get(default, **args)
+                return self.get(default, None, **args)
             return key
         if args or placeholders(text):
             try:

@@ -234,7 +234,7 @@ class FrameLimiter:
 
 def run_app(controller: Any, config: Any, world: Any = None, size: tuple[int, int] = (1280, 800),
             fullscreen: bool = False, max_frames: int | None = None,
-            on_ready: Callable[[], None] | None = None, on_frame: Callable[[], None] | None = None) -> int:
+            on_ready: Callable[[], object] | None = None, on_frame: Callable[[], object] | None = None) -> int:
     """Open the window and run the kiosk until it is asked to end; returns the process exit status.
 
     Full screen means the museum's kiosk, so the lock-down applies (kiosk/lockdown.py):

@@ -36,7 +36,11 @@ class Replay:
     def __init__(self, variant: str, moves: list[Any]) -> None:
         self.variant = variant
         self.moves = moves
-        self.board = Board(variant)
+        self._restart()
+
+    def _restart(self) -> None:
+        """Back to the start position, the first move next."""
+        self.board = Board(self.variant)
         self.index = 0
         self.last_move: Any = None
         self.last_captures: tuple[int, ...] = ()
@@ -46,7 +50,7 @@ class Replay:
     def step(self, now: float) -> None:
         if self.index >= len(self.moves):
             if now - self.moved_at >= END_PAUSE_S:
-                self.__init__(self.variant, self.moves)
+                self._restart()
                 self.moved_at = now
             return
         if now - self.moved_at < MOVE_EVERY_S:

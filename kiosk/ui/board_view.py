@@ -9,6 +9,7 @@ engine's ints ``rank * size + file``.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pygame
@@ -128,7 +129,8 @@ def _draw_board_now(surface: pygame.Surface, geom: BoardGeometry, wood: RGB, lin
                     marked: set[int]) -> None:
     frame = geom.rect
     pygame.draw.rect(surface, palette.SHADOW, frame.move(0, 6), border_radius=max(4, frame.width // 60))
-    darker = tuple(max(0, int(c * 0.78)) for c in wood)
+    dr, dg, db = (max(0, int(c * 0.78)) for c in wood)
+    darker = (dr, dg, db)
     pygame.draw.rect(surface, darker, frame, border_radius=max(4, frame.width // 60))
     inner = geom.inner
     pygame.draw.rect(surface, wood, inner)
@@ -158,7 +160,8 @@ _SHADED_CACHE: dict[tuple[RGB, int], pygame.Surface] = {}
 
 
 def _mix(a: RGB, b: RGB, t: float) -> RGB:
-    return tuple(int(a[k] + (b[k] - a[k]) * t) for k in range(3))  # type: ignore[return-value]
+    r, g, bl = (int(a[k] + (b[k] - a[k]) * t) for k in range(3))
+    return (r, g, bl)
 
 
 def _outline_for(colour: RGB) -> RGB:
@@ -254,7 +257,7 @@ def _draw_piece_now(surface: pygame.Surface, centre: tuple[int, int], square: fl
         draw_crown(surface, (cx, cy), radius * 1.05, scheme.crown)
 
 
-def draw_pieces(surface: pygame.Surface, geom: BoardGeometry, pieces: dict[int, object], scheme: PieceScheme,
+def draw_pieces(surface: pygame.Surface, geom: BoardGeometry, pieces: Mapping[int, object], scheme: PieceScheme,
                 shaded: bool = False, skip: set[int] | None = None) -> None:
     for sq, piece in sorted(pieces.items(), key=lambda item: -item[0]):
         if skip and sq in skip:

@@ -13,7 +13,7 @@ import math
 import pygame
 
 from kiosk.ui import palette
-from kiosk.ui.board_view import BoardGeometry, draw_move_arrow, draw_piece, piece_code, square_name
+from kiosk.ui.board_view import BoardGeometry, draw_move_arrow, draw_piece, square_name
 from kiosk.ui.context import UiContext
 from kiosk.ui.widgets import draw_hand, draw_panel, draw_paragraph, draw_text
 
@@ -208,7 +208,3 @@ def robot_activity_text(ctx: UiContext, view: object) -> str:
     if state in ("thinking", "setup", "clearing", "verify", "robot_moving"):
         return ctx.t(f"robot.{state}")
     return ""
-
-
-def piece_name(ctx: UiContext, piece: object) -> str:
-    return ctx.t({"t": "pieces.attacker", "T": "pieces.defender", "K": "pieces.king"}[piece_code(piece)])

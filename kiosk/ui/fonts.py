@@ -27,7 +27,8 @@ _TEXT_CACHE: dict[tuple[str, int, tuple[int, int, int]], pygame.Surface] = {}
 
 def render(text: str, size_px: int, colour: tuple[int, int, int]) -> pygame.Surface:
     """Rendered text, cached: most labels are the same frame after frame."""
-    key = (text, int(size_px), tuple(colour))
+    r, g, b = colour
+    key = (text, int(size_px), (r, g, b))
     image = _TEXT_CACHE.get(key)
     if image is None:
         if len(_TEXT_CACHE) > 2000:

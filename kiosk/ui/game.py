@@ -418,7 +418,7 @@ class GameScreen(BaseScreen):
             robot_side = "defenders" if you_side == "attackers" else "attackers"
             taken_icon = {"attackers": "T", "defenders": "t"}
             row_h = lay.font_body + g
-            rows = (("you", you_side), ("robot", robot_side))
+            rows: tuple[tuple[str, str], ...] = (("you", you_side), ("robot", robot_side))
             if lay.compact and y + row_h <= buttons_top:
                 half = panel.width // 2
                 for k, (who, side) in enumerate(rows):

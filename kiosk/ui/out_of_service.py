@@ -42,7 +42,7 @@ def draw_out_of_service(surface: pygame.Surface, texts: Texts, file: str, proble
 
 
 def run_out_of_service(file: str, problem: str, size: tuple[int, int], fullscreen: bool, language: str = "en",
-                       on_ready: Callable[[], None] | None = None, on_frame: Callable[[], None] | None = None,
+                       on_ready: Callable[[], object] | None = None, on_frame: Callable[[], object] | None = None,
                        max_frames: int | None = None) -> int:
     """Show the resting screen until the process is stopped (SIGTERM) or ``max_frames`` frames were drawn."""
     log.error("%s: the config file is refused, the kiosk rests until it is fixed: %s", file, problem)

@@ -7,6 +7,7 @@ Easy -> piece colours (pick a colour-blind-safe scheme), Medium -> shaded
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import pygame
@@ -186,7 +187,7 @@ class RewardsScreen(BaseScreen):
                            ctx.shaded())
                 draw_piece(surface, (rect.centerx + rect.width * 0.18, rect.centery), rect.width * 0.5, "T", scheme,
                            ctx.shaded())
-                self.buttons.add(f"scheme.{k}", rect, lambda k=k: setattr(ctx.rewards, "colour_scheme", k))
+                self.buttons.add(f"scheme.{k}", rect, partial(setattr, ctx.rewards, "colour_scheme", k))
                 x += lay.target + g * 2
         if unlocks.shaded and kind in ("both", "shaded"):
             rect = pygame.Rect(x + g, row.top, max(lay.target, row.right - x - g), lay.target)

@@ -10,6 +10,7 @@ here" section, told for this kiosk.
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pygame
@@ -88,9 +89,9 @@ def draw_diagram(surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect, dia
             # The board goes on beyond this side: a dotted edge says so.
             steps = 12
             for k in range(0, steps, 2):
-                a = (p[0] + (q[0] - p[0]) * k / steps, p[1] + (q[1] - p[1]) * k / steps)
-                b = (p[0] + (q[0] - p[0]) * (k + 1) / steps, p[1] + (q[1] - p[1]) * (k + 1) / steps)
-                pygame.draw.line(surface, palette.BACKGROUND, a, b, max(2, edge_w // 2))
+                dash_a = (p[0] + (q[0] - p[0]) * k / steps, p[1] + (q[1] - p[1]) * k / steps)
+                dash_b = (p[0] + (q[0] - p[0]) * (k + 1) / steps, p[1] + (q[1] - p[1]) * (k + 1) / steps)
+                pygame.draw.line(surface, palette.BACKGROUND, dash_a, dash_b, max(2, edge_w // 2))
     pieces, slide, fading, verdict_shows = diagram_frame(diagram, t)
     if slide is None and (not verdict_shows or diagram.move is None):
         if diagram.move is None and diagram.dots:
@@ -219,7 +220,7 @@ class RulesScreen(BaseScreen):
                         palette.PRIMARY if chosen else palette.PANEL, selected=False)
             if chosen:
                 pygame.draw.rect(surface, palette.YELLOW, (rect.left + 8, rect.bottom - 8, rect.width - 16, 6))
-            self.buttons.add(f"tab.{variant}", rect, lambda v=variant: self.pick_variant(ctx, v))
+            self.buttons.add(f"tab.{variant}", rect, partial(self.pick_variant, ctx, variant))
         steps = self.steps()
         step = steps[self.step]
         bottom = pygame.Rect(m, lay.height - m - T, lay.width - 2 * m, T)

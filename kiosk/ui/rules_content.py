@@ -60,17 +60,21 @@ def _cap(variant: str, step: str, side: str) -> str:
 def D(rows: str, caption: str, move: str | None = None, removed: str = "", dots: str = "",
       verdict: bool | None = None, edges: str = "") -> Diagram:
     """Compact spelling: rows separated by '/', squares separated by spaces."""
-    return Diagram(rows=tuple(rows.split("/")), move=tuple(move.split("-")) if move else None,  # type: ignore[arg-type]
+    frm, _, to = (move or "").partition("-")
+    return Diagram(rows=tuple(rows.split("/")), move=(frm, to) if move else None,
                    removed=tuple(removed.split()), dots=tuple(dots.split()), verdict=verdict, caption=caption,
                    edges=edges)
+
+
+def _move_a(v: str) -> Diagram:
+    """The first move diagram, the same in every variant."""
+    return D("...../...../..t.T/...../.....", _cap(v, "move", "a"), "c3-c5", dots="c5 c4 c2 c1 a3 b3 d3")
 
 
 def _common(v: str) -> dict[str, RuleStep]:
     """Steps that read the same in every variant (their texts still differ per variant)."""
     return {
         "sides": RuleStep("sides", (Diagram(start=v, caption=_cap(v, "sides", "a")),)),
-        "move_a": D("...../...../..t.T/...../.....", _cap(v, "move", "a"), "c3-c5",
-                    dots="c5 c4 c2 c1 a3 b3 d3"),
         "playing": RuleStep("playing", (D("...../...../..t.T/...../.....", "teach.playing.a",
                                           dots="c5 c4 c2 c1 a3 b3 d3"),), texts="teach.playing"),
         "levels": RuleStep("levels", (), texts="teach.levels"),
@@ -86,7 +90,7 @@ def _steps() -> dict[str, tuple[RuleStep, ...]]:
     k = _common(c)
     v[c] = (
         k["sides"],
-        RuleStep("move", (k["move_a"],
+        RuleStep("move", (_move_a(c),
                           D("...../...../T.#../...../.....", _cap(c, "move", "b"), dots="b3 d3 e3 a1 a2 a4 a5"))),
         k["capture"],
         RuleStep("corner", (D("...../...../..t../...../#T...", _cap(c, "corner", "a"), "c3-c1", "b1", verdict=True,
@@ -108,7 +112,7 @@ def _steps() -> dict[str, tuple[RuleStep, ...]]:
     k = _common(y)
     v[y] = (
         k["sides"],
-        RuleStep("move", (k["move_a"],
+        RuleStep("move", (_move_a(y),
                           D("...../...../T.#../...../.....", _cap(y, "move", "b"), dots="b3 d3 e3 a1 a2 a4 a5"))),
         k["capture"],
         RuleStep("king", (D("...../..t../.tK../..t../...t.", _cap(y, "king", "a"), "d1-d3", "c3", verdict=True),
@@ -122,7 +126,7 @@ def _steps() -> dict[str, tuple[RuleStep, ...]]:
     k = _common(tb)
     v[tb] = (
         k["sides"],
-        RuleStep("move", (k["move_a"],
+        RuleStep("move", (_move_a(tb),
                           D("...../#..../##.T#/#..../.....", _cap(tb, "move", "b"), "d3-c3",
                             dots="c3 d4 d5 d2 d1", edges="w"))),
         k["capture"],
@@ -135,7 +139,7 @@ def _steps() -> dict[str, tuple[RuleStep, ...]]:
     k = _common(tw)
     v[tw] = (
         k["sides"],
-        RuleStep("move", (k["move_a"],)),
+        RuleStep("move", (_move_a(tw),)),
         RuleStep("capture", (k["capture"].diagrams[0],
                              D("...../...../.t.t./...../..T..", _cap(tw, "capture", "b"), "c1-c5", verdict=False))),
         RuleStep("stop", (D("...../...../.t.t./...../..T..", _cap(tw, "stop", "a"), "c1-c3", "c3", verdict=True),
@@ -157,7 +161,7 @@ STEPS: dict[str, tuple[RuleStep, ...]] = _with_playing_here()
 def _special(variant: str) -> tuple[int, set[int]]:
     rules = Board(variant).rules
     size = rules.size
-    special = {rules.throne} | set(rules.corners)
+    special = set(rules.corners) if rules.throne is None else {rules.throne} | set(rules.corners)
     for camp in getattr(rules, "camps", ()) or ():
         special |= set(camp)
     return size, special

@@ -88,12 +88,12 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
     def at(app: Any, name: str, view: Any, t: float = 0.0, **kwargs: Any) -> None:
         app.ctx.controller.set_view(view)
         app.navigate(name, **kwargs)
-        app.test_clock.now += t
+        _clock_of(app).now += t
 
     def attract(app: Any) -> None:
         at(app, "attract", idle_view())
         app.step([])
-        app.test_clock.now += 12.4          # a few moves into the replay, one piece mid-slide
+        _clock_of(app).now += 12.4          # a few moves into the replay, one piece mid-slide
 
     def start_page(page: str, variant: str | None = None, lots: bool = False) -> Callable[[Any], None]:
         def prepare(app: Any) -> None:
@@ -115,7 +115,7 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
                 screen.cursor = sq(selected)
             screen.confirm = confirm
             if camera_bad_for:
-                screen.camera_bad_since = app.test_clock.now - camera_bad_for
+                screen.camera_bad_since = _clock_of(app).now - camera_bad_for
         return prepare
 
     def won(app: Any) -> None:
@@ -127,13 +127,13 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
         def prepare(app: Any) -> None:
             app.ctx.rewards = RewardSession(unlocks=unlocks, colour_scheme=scheme)
             at(app, "rewards", game_view(34, state="game_over"), new=new)
-            app.test_clock.now += 1.3
+            _clock_of(app).now += 1.3
         return prepare
 
     def rules(variant: str, step: int, t: float) -> Callable[[Any], None]:
         def prepare(app: Any) -> None:
             at(app, "rules", idle_view(), variant=variant, step=step, back="attract")
-            app.test_clock.now += t
+            _clock_of(app).now += t
         return prepare
 
     def staff(page: str) -> Callable[[Any], None]:
@@ -145,7 +145,7 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
     def idle_countdown(app: Any) -> None:
         at(app, "game", game_view(20))
         app.step([])                            # the first frame notes the view as activity
-        app.last_activity = app.test_clock.now - (app.idle_timeout - 12.2)
+        app.last_activity = _clock_of(app).now - (app.idle_timeout - 12.2)
 
     def unlocked_game(app: Any) -> None:
         app.ctx.rewards = RewardSession(unlocks=Unlocks(True, True, True), colour_scheme=1)
@@ -240,6 +240,13 @@ class _Clock:
         return self.now
 
 
+def _clock_of(app: Any) -> _Clock:
+    """The still clock a prepared app runs on (prepared_screens gives every app one)."""
+    clock = app.clock
+    assert isinstance(clock, _Clock)
+    return clock
+
+
 def prepared_screens(config: Any, size: tuple[int, int]) -> Iterator[tuple[str, Any]]:
     """Every screen the screenshots show, as (name, app) with one frame drawn: for
     saving them and for the tests that measure every button on every screen."""
@@ -248,7 +255,6 @@ def prepared_screens(config: Any, size: tuple[int, int]) -> Iterator[tuple[str, 
     for name, prepare in _shots(config):
         clock = _Clock()
         app = KioskApp(StillController(idle_view()), config, world=object(), size=size, clock=clock)
-        app.test_clock = clock
         prepare(app)
         app.step([])
         yield name, app

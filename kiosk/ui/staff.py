@@ -15,8 +15,9 @@ peeks at the newest reading) next to the picture.
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pygame
 
@@ -128,7 +129,7 @@ class PinScreen(BaseScreen):
             colour = palette.PRIMARY if key == "ok" else palette.SECONDARY if key != "del" else palette.PANEL_EDGE
             draw_button(surface, rect, label, lay.font_title if key.isdigit() else lay.font_button, colour, enabled=enabled,
                         icon=icon_arrow("left") if key == "del" else None)
-            self.buttons.add(f"key.{key}", rect, lambda key=key: self.press(ctx, key), enabled)
+            self.buttons.add(f"key.{key}", rect, partial(self.press, ctx, key), enabled)
         info = pygame.Rect(back.right + g * 3, m, pad.left - back.right - g * 6, lay.height - 2 * m)
         draw_paragraph(surface, ctx.t("staff.pin_title"), pygame.Rect(info.left, info.top, info.width, T),
                        lay.font_heading, valign="center")
@@ -225,7 +226,7 @@ class StaffScreen(BaseScreen):
             else:
                 draw_button(surface, rect, ctx.t(f"staff.page_{page}"), lay.font_body,
                             palette.PRIMARY if page == self.page else palette.PANEL)
-                self.buttons.add(f"page.{page}", rect, lambda p=page: self.set_page(p))
+                self.buttons.add(f"page.{page}", rect, partial(self.set_page, page))
         content = pygame.Rect(m, m + T + g * 2, lay.width - 2 * m, lay.height - 2 * m - T - g * 2)
         status_h = lay.font_small
         view = ctx.view
@@ -258,7 +259,7 @@ class StaffScreen(BaseScreen):
                                           (2, 1, step, 0, "right"), (1, 2, 0, -step, "down")):
             rect = pygame.Rect(pad.left + c * (T + pg), pad.top + r * (T + pg), T, T)
             draw_button(surface, rect, "", lay.font_button, palette.SECONDARY, enabled=has_jog, icon=icon_arrow(direction))
-            self.buttons.add(f"jog.{direction}", rect, lambda dx=dx, dy=dy: self.run(ctx, "jog", dx, dy), has_jog)
+            self.buttons.add(f"jog.{direction}", rect, partial(self.run, ctx, "jog", dx, dy), has_jog)
         home = pygame.Rect(pad.left + T + pg, pad.top + T + pg, T, T)
         draw_button(surface, home, "", lay.font_button, palette.PRIMARY, icon=icon_home)
         self.buttons.add("home", home, lambda: self.run(ctx, "home"))
@@ -266,8 +267,8 @@ class StaffScreen(BaseScreen):
         draw_button(surface, step_btn, f"{step:g} mm", lay.font_small, palette.PANEL_EDGE, enabled=has_jog)
         self.buttons.add("jog.step", step_btn, self.cycle_step, has_jog)
         variants = [v for v in ctx.config.kiosk.variants if (9 if v == "tablut" else 11) == ctx.config.board_spec.squares]
-        actions = [(f"setup.{v}", ctx.t("staff.setup", variant=ctx.t(f"variants.{v}.name")),
-                    lambda v=v: self.run(ctx, "setup_board", v)) for v in variants]
+        actions: list[tuple[str, str, Callable[[], None]]] = [(f"setup.{v}", ctx.t("staff.setup", variant=ctx.t(f"variants.{v}.name")),
+                    partial(self.run, ctx, "setup_board", v)) for v in variants]
         actions.append(("clear", ctx.t("staff.clear"), lambda: self.run(ctx, "clear_board")))
         actions.append(("end", ctx.t("staff.end_game"), lambda: self.run(ctx, "end_game")))
         # "pieces are back" = "count storage again": storage holds every piece not on the board
@@ -313,7 +314,7 @@ class StaffScreen(BaseScreen):
                 frame = snapshot()
             if hasattr(getattr(ctx.controller, "camera", None), "read_latest"):
                 reading = ctx.controller.camera.read_latest()     # the newest reading; it is not consumed
-        except Exception as exc:     # a camera fault must not take staff mode down
+        except Exception as exc:   # noqa: BLE001 - a camera fault must not take staff mode down
             self.status = str(exc)
         if frame is not None and (getattr(frame, "ndim", 0) != 3 or frame.shape[2] != 3 or frame.size == 0):
             frame = None                                          # not a BGR picture: say "no picture"
@@ -417,7 +418,7 @@ class StaffScreen(BaseScreen):
                 rect = pygame.Rect(x, y, T, T)
                 label = ctx.t(f"staff.level_{key.replace('-', '_less').replace('+', '_more')}")
                 draw_button(surface, rect, label, lay.font_small, palette.SECONDARY)
-                self.buttons.add(f"level.{name}.{key}", rect, lambda change=change: self.change_level(ctx, change))
+                self.buttons.add(f"level.{name}.{key}", rect, partial(self.change_level, ctx, change))
                 x += T + g
             y += T + pg
 

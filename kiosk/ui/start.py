@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+from functools import partial
 from typing import Any
 
 import pygame
@@ -185,14 +186,14 @@ class StartScreen(BaseScreen):
         for rect, variant in zip(self.cards(area, max(1, len(variants)), lay.gap * 3), variants):
             self.draw_card(surface, ctx, rect, ctx.t(f"variants.{variant}.name"), ctx.t(f"variants.{variant}.short"),
                            palette.PANEL, lambda s, r, v=variant: self.draw_preview(s, ctx, r, v))
-            self.buttons.add(f"variant.{variant}", rect, lambda v=variant: self.choose_variant(v))
+            self.buttons.add(f"variant.{variant}", rect, partial(self.choose_variant, variant))
 
     def draw_format(self, surface: pygame.Surface, ctx: UiContext, area: pygame.Rect) -> None:
         lay = ctx.layout
         for rect, fmt in zip(self.cards(area, len(MATCH_FORMATS), lay.gap * 3), MATCH_FORMATS):
             self.draw_card(surface, ctx, rect, ctx.t(f"start.format.{fmt}.name"), ctx.t(f"start.format.{fmt}.text"),
                            palette.PANEL, lambda s, r, f=fmt: self.draw_format_icon(s, r, f))
-            self.buttons.add(f"format.{fmt}", rect, lambda f=fmt: self.choose_format(f))
+            self.buttons.add(f"format.{fmt}", rect, partial(self.choose_format, fmt))
 
     def draw_side(self, surface: pygame.Surface, ctx: UiContext, area: pygame.Rect) -> None:
         lay = ctx.layout
@@ -200,7 +201,7 @@ class StartScreen(BaseScreen):
         first = None
         try:
             _, _, first = start_position(variant)
-        except Exception:       # the engine is the source of truth; without it, no "moves first" line
+        except Exception:   # noqa: BLE001 - the engine is the source of truth; without it, no "moves first" line
             first = None
         for rect, side in zip(self.cards(area, 3, lay.gap * 3), ("attackers", "defenders", "lots")):
             if side == "lots":
@@ -212,7 +213,7 @@ class StartScreen(BaseScreen):
                     text += " " + ctx.t("start.side.moves_first")
             self.draw_card(surface, ctx, rect, name, text, palette.PANEL,
                            lambda s, r, sd=side: self.draw_side_icon(s, ctx, r, sd))
-            self.buttons.add(f"side.{side}", rect, lambda sd=side: self.choose_side(sd))
+            self.buttons.add(f"side.{side}", rect, partial(self.choose_side, side))
 
     def draw_level(self, surface: pygame.Surface, ctx: UiContext, area: pygame.Rect) -> None:
         lay = ctx.layout
@@ -230,7 +231,7 @@ class StartScreen(BaseScreen):
             text = ctx.t(f"levels.{level}.text") + " " + ctx.t(f"start.level.reward_{reward}")
             self.draw_card(surface, ctx, rect, ctx.t(f"levels.{level}.name"), text, colours[level],
                            lambda s, r, lv=level: self.draw_level_icon(s, ctx, r, lv))
-            self.buttons.add(f"level.{level}", rect, lambda lv=level: self.choose_level(ctx, lv))
+            self.buttons.add(f"level.{level}", rect, partial(self.choose_level, ctx, level))
 
     def draw_waiting(self, surface: pygame.Surface, ctx: UiContext, area: pygame.Rect) -> None:
         lay = ctx.layout
@@ -265,7 +266,7 @@ class StartScreen(BaseScreen):
         spec = ctx.board_spec_for(variant)
         try:
             size, pieces, _ = start_position(variant)
-        except Exception:
+        except Exception:   # noqa: BLE001 - no engine: an empty board of the right size
             size, pieces = spec.squares, {}
         geom = BoardGeometry(box, size, coordinates=False)
         draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb)

@@ -118,7 +118,7 @@ def wrap(text: str, fnt: pygame.font.Font, max_width: int) -> list[str]:
     return lines
 
 
-def draw_text(surface: pygame.Surface, text: str, pos: tuple[int, int], size: int,
+def draw_text(surface: pygame.Surface, text: str, pos: tuple[float, float], size: int,
               colour: RGB = palette.TEXT, anchor: str = "topleft") -> pygame.Rect:
     """One line of text placed by ``anchor`` (any pygame.Rect attribute name)."""
     image = render(text, size, colour)
@@ -321,7 +321,7 @@ def draw_hand(surface: pygame.Surface, rect: pygame.Rect, colour: RGB = (240, 20
     w, h = rect.width, rect.height
     palm = pygame.Rect(rect.left + w * 0.2, rect.top + h * 0.45, w * 0.6, h * 0.5)
     fingers = []
-    for k, (dx, length) in enumerate(((0.24, 0.42), (0.38, 0.5), (0.52, 0.48), (0.66, 0.4))):
+    for dx, length in ((0.24, 0.42), (0.38, 0.5), (0.52, 0.48), (0.66, 0.4)):
         fw = w * 0.12
         fingers.append(pygame.Rect(rect.left + w * dx, rect.top + h * (0.5 - length), fw, h * length + h * 0.05))
     thumb = [(palm.left, palm.top + palm.height * 0.35), (rect.left + w * 0.02, rect.top + h * 0.42),
