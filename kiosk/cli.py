@@ -229,7 +229,7 @@ def _simulate_window(args, config, variant, size, fullscreen) -> int:
     from kiosk.simrig import SimRig, SimSettings
     from kiosk.ui.app import run_app
 
-    # the simulated table is new on every run, so its journal, ledger and storage books are too
+    # the simulated table is new on every run, so its journal and ledger are too
     base = Path(args.state or os.path.join(tempfile.gettempdir(), "tafl-kiosk-sim"))
     state_dir = base / time.strftime("run-%Y%m%d-%H%M%S")
     state_dir.mkdir(parents=True, exist_ok=True)
@@ -257,7 +257,7 @@ def _hardware(args, config, size, fullscreen) -> int:
     state_dir = args.state or config.kiosk.state_dir
     Path(state_dir).mkdir(parents=True, exist_ok=True)
     camera = CameraThread(UvcFrameSource(config), VisionFrameReader(config), max_fps=config.camera.fps)
-    gantry = GantryThread(GantryMover(config, state_dir=state_dir))
+    gantry = GantryThread(GantryMover(config))
     engine = EngineWorker(config.engine.levels, pondering=config.engine.ponder,
                           ponder_max_s=config.engine.ponder_max_s)
     controller = GameController(config, camera, gantry, engine, state_dir, on_poll=notifier.tick,

@@ -8,8 +8,9 @@ commands; they never touch hardware.
 
 Its parts, each with one job:
 - kiosk/session.py: the game (settings, board, history) and its rebuild from the journal;
+- kiosk/match.py: the York match over several games (scored here, journalled with each game);
 - kiosk/turns.py: the visitor's move read from the board, the robot's reply;
-- kiosk/robot_jobs.py: goals for the squares, planned, carried out, checked; the storage book;
+- kiosk/robot_jobs.py: goals for the squares, planned, carried out, checked; the robot's ledger;
 - kiosk/board_watch.py: still camera readings and signs of life;
 - kiosk/attendance.py: is anybody there, and when to call staff;
 - kiosk/staff_ops.py: staff commands; kiosk/view.py: the screens' snapshot.
@@ -45,6 +46,7 @@ from kiosk.board_names import board_name_for, installed_board_for
 from kiosk.board_watch import BoardWatch
 from kiosk.exhibit import Exhibit, move_times
 from kiosk.journal import Journal, Record
+from kiosk.match import Match, match_for_game
 from kiosk.ports import CameraPort, EnginePort, GantryEventKind, GantryPort
 from kiosk.robot_jobs import RETRY_OFFSETS_MM, RobotJobs, squares_json
 from kiosk.record_signer import RecordSigner
@@ -80,6 +82,7 @@ class GameController:
         self.on_state = on_state        # e.g. systemd STATUS=
         self.state = State.BOOT
         self.session: GameSession | None = None
+        self.match: Match | None = None     # the York match of this visit (kiosk/match.py)
         self.board_name = config.board
         self.variant: str | None = None     # the variant on the board (a game's, or a staff set-up's)
         self.fix_squares: dict[int, Piece | None] = {}
@@ -112,10 +115,12 @@ class GameController:
 
     # -------------------------------------------------------------- commands
     def start_game(self, variant: str, options: dict[str, str], visitor_side: Side, level: str,
-                   mode: str = "visitor") -> None:
+                   match: str = "single", *, mode: str = "visitor") -> None:
         """A visitor starts a game: the robot sets the board up (or finishes resetting it), then
-        whoever moves first plays. A paused game is ended without a winner first. `mode`
-        (kiosk/exhibit.py): "visitor" against the robot, "referee" two visitors, "selfplay"."""
+        whoever moves first plays. A paused game is ended without a winner first. `match`: a
+        single game, a new York match ("five_point", "two_game"), or "next": the next game of
+        the match under way (its side and variant are the match's). `mode` (kiosk/exhibit.py):
+        "visitor" against the robot, "referee" two visitors, "selfplay"."""
         self.start()
         if self.state == State.PAUSED:
             self.finish(Outcome(None, EndReason.ABANDONED.value))
@@ -124,10 +129,14 @@ class GameController:
         if level not in self.config.engine.levels:
             raise ValueError(f"unknown level {level!r}; known: {', '.join(self.config.engine.levels)}")
         installed_board_for(self.config, variant)
+        self.match = match_for_game(self.match, match, variant, visitor_side)
+        if match == "next" and self.match is not None:
+            variant, visitor_side = self.match.variant, self.match.visitor_side()
         session = GameSession.new(variant, options, visitor_side, level, mode=mode)
         if self.state == State.GAME_OVER:
             self.journal.archive(self.variant or "game")
-        self.record("game_started", **session.game_started_record())
+        self.record("game_started", **session.game_started_record(),
+                    **({"match": self.match.to_json()} if self.match is not None else {}))
         self.session = session
         self.teacher.new_game(level)
         self.exhibit.game_starting(mode)
@@ -204,6 +213,7 @@ class GameController:
         poll or command."""
         if self.state != State.BOOT:
             return
+        self.jobs.use_board(self.board_name)     # the ledger first: homing may sweep its pending step
         self._resume(replay(self.journal))
 
     def poll(self) -> None:
@@ -312,8 +322,11 @@ class GameController:
         s = self.session
         assert s is not None
         s.outcome = outcome
+        if self.match is not None:
+            self.match.record(s.board, outcome)          # scored before the record that keeps it
         self.record("game_over", winner=outcome.winner.value if outcome and outcome.winner else None,
-                            reason=outcome.reason if outcome else "")
+                    reason=outcome.reason if outcome else "",
+                    **({"match": self.match.to_json()} if self.match is not None else {}))
         self.jobs.drop_goal()
         self.set_state(State.GAME_OVER)
         self.records.finished(write_gamelog(self.journal, s, self.config.kiosk.language,
@@ -352,7 +365,7 @@ class GameController:
                 self.set_state(State.IDLE)
             return
         s = point.session
-        self.session = s
+        self.session, self.match = s, point.match
         self.teacher.new_game(s.level)
         self.teacher.hints_used = list(s.hints)
         self._use_board(s.variant)

@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING
 from calibration.durable import atomic_write_text
 from calibration.quiet_hours import is_quiet
 from engine import Outcome, Piece, Side
-from kiosk.inventory import StorageInventory
 from kiosk.ports import Transfer
 from kiosk.robot_jobs import Goal
 from kiosk.states import EndReason, Phase, Purpose, State
@@ -336,7 +335,7 @@ class Exhibit:
         c, s = self.c, self.c.session
         assert s is not None
         jobs = c.jobs
-        inv = StorageInventory(dict(jobs.ensure_inventory(s.board.pieces()).slots))
+        inv: dict = dict(jobs.book.storage())      # the plan's own copy of storage, booked as planned
         plan: list[Transfer] = []
         for sq, piece in sorted(s.leftovers.items()):
             plan += jobs.park(inv, sq, piece)

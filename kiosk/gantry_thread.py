@@ -35,6 +35,9 @@ class Mover(Protocol):
 
     def use_board(self, board_name: str, variant: str) -> None: ...
 
+    def use_ledger(self, ledger: Any, path: str) -> None:
+        """The one ledger of the board in play (opened by the kiosk, kiosk/inventory.py)."""
+
     def jog(self, dx_mm: float, dy_mm: float) -> tuple[float, float]:
         """Staff: move the carriage with the magnet off; returns the new position (mm)."""
 
@@ -107,6 +110,9 @@ class GantryThread(GantryPort):
         """The drag speed of the carries that follow (None: the configured one)."""
         self._commands.put(("feed", 0, [feed_mm_min]))
 
+    def use_ledger(self, ledger: Any, path: str) -> None:
+        self._commands.put(("ledger", 0, [ledger, path]))
+
     def poll(self) -> list[GantryEvent]:
         out = []
         while True:
@@ -138,6 +144,8 @@ class GantryThread(GantryPort):
                     self.mover.set_feed(payload[0])
                 elif kind == "board":
                     self.mover.use_board(str(payload[0]), str(payload[1]))
+                elif kind == "ledger":
+                    self.mover.use_ledger(payload[0], str(payload[1]))
                 elif kind == "home":
                     self._home(job)
                 elif kind == "run":

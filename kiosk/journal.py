@@ -25,6 +25,19 @@ screen shows). `Journal.damage` then tells the controller what happened:
 the game is rebuilt from the good prefix and checked against the camera, or,
 when the prefix holds no game (`game_lost`), the board is cleared.
 
+A journal that is a valid prefix with its tail missing (a file cut exactly at
+a line end, a restored backup, a deleted file) reads as good line by line, so
+a second, durable record says how far it got: `journal.mark` holds the `seq`
+of the last record `replay` rebuilds the game from (moves, set-up, game over,
+hints, pauses), rewritten atomically after each such record is on disk and
+reset before a game is archived. A journal that ends before its mark, or is
+missing while its mark names a record, is damaged like any other: named in a
+WARNING, the game rebuilt from what is left and checked against the camera, or
+declared lost (a deleted journal while the board is full is therefore not
+mistaken for a fresh start). Records that `replay` does not read (state
+changes, plans) do not move the mark: losing them loses nothing the rebuild
+needs, and the camera decides the rest.
+
 The current game lives in `<state_dir>/journal.jsonl`; when a game is over and
 the board cleared it is moved to `<state_dir>/games/<start-time>-<variant>.jsonl`.
 """
@@ -46,7 +59,12 @@ from calibration.durable import atomic_write_text, fsync_dir, set_aside
 from kiosk import notices
 
 CURRENT_NAME = "journal.jsonl"
+MARK_NAME = "journal.mark"
 ARCHIVE_DIR = "games"
+#: the records kiosk/session.py `replay` rebuilds a game from: each moves the mark on
+REPLAYED_KINDS = frozenset({"game_started", "setup_done", "visitor_move", "robot_move", "robot_move_done",
+                            "game_over", "clearing", "cleared", "hint", "paused", "continued", "staff_setup",
+                            "goal_reached", "game_lost"})
 
 log = logging.getLogger("kiosk.journal")
 
@@ -98,11 +116,15 @@ class Journal:
         self.state_dir = Path(state_dir)
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self.path = self.state_dir / CURRENT_NAME
+        self.mark_path = self.state_dir / MARK_NAME
         reading = read_journal(self.path)
+        if reading.damage is None:
+            reading = self._check_against_mark(reading)
         self._records = reading.records
         self.damage: JournalDamage | None = None
         if reading.damage is not None:
             self.damage = self._set_damaged_aside(reading.damage)
+            self._write_mark(self._records[-1].seq if self._records else 0)
         elif self._records:
             log.info("%s: %d records read", self.path, len(self._records))
         else:
@@ -111,9 +133,51 @@ class Journal:
         self._file: TextIO | None = None
         self._closed = False
 
+    def _check_against_mark(self, reading: JournalReading) -> JournalReading:
+        """A journal that reads as good but ends before its mark has lost its tail (or is gone)."""
+        mark = self._read_mark()
+        last = reading.records[-1].seq if reading.records else 0
+        if mark is None or last >= mark:
+            return reading
+        if not self.path.exists():
+            problem = f"the journal is missing, but its record {mark} was written (the file was deleted or lost)"
+        else:
+            problem = (f"the journal ends at record {last}, but record {mark} was written "
+                       f"(its last {mark - last} records are missing)")
+        return JournalReading(reading.records, JournalDamage(len(reading.records) + 1, problem,
+                                                             len(reading.records)))
+
+    def _read_mark(self) -> int | None:
+        """The mark's seq; None when there is none (an older install) or it cannot be read."""
+        try:
+            raw = self.mark_path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            log.warning("%s: cannot be read (%s): the journal is not checked for a missing tail", self.mark_path, exc)
+            return None
+        try:
+            data = json.loads(raw.decode("utf-8"))
+            seq = data["seq"]
+            if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+                raise ValueError(f"bad seq {seq!r:.20}")
+        except (ValueError, TypeError, KeyError, RecursionError) as exc:
+            kept = set_aside(self.mark_path)
+            notices.post(str(self.mark_path), f"damaged journal mark ({str(exc)[:60]})",
+                         f"the journal is not checked for a missing tail this time; kept as {kept.name}",
+                         logger=log)
+            return None
+        return seq
+
+    def _write_mark(self, seq: int) -> None:
+        try:
+            atomic_write_text(self.mark_path, json.dumps({"seq": seq}) + "\n", mode=0o640)
+        except OSError as exc:   # a full SD card: the journal itself is what matters
+            log.warning("%s: could not be written (%s)", self.mark_path, exc)
+
     def _set_damaged_aside(self, damage: JournalDamage) -> JournalDamage:
         """Keep the damaged file for staff, write the good prefix back, say so once."""
-        kept_as = set_aside(self.path)
+        kept_as = set_aside(self.path) if self.path.exists() else None
         if self._records:
             atomic_write_text(self.path, "".join(_line(r.seq, r.t, r.kind, r.data) + "\n"
                                                  for r in self._records), mode=0o640)
@@ -124,8 +188,8 @@ class Journal:
         else:
             action = (f"the game is rebuilt from the first {damage.kept} records and checked "
                       "against the camera")
-        notices.post(str(self.path), f"damaged journal, {damage.describe()}",
-                     f"{action}; the damaged file is kept as {kept_as.name}", logger=log)
+        kept = f"; the damaged file is kept as {kept_as.name}" if kept_as is not None else ""
+        notices.post(str(self.path), f"damaged journal, {damage.describe()}", f"{action}{kept}", logger=log)
         return damage
 
     # -- reading -------------------------------------------------------
@@ -160,11 +224,14 @@ class Journal:
         out.flush()
         os.fsync(out.fileno())
         self._records.append(rec)
+        if kind in REPLAYED_KINDS:
+            self._write_mark(rec.seq)       # only once the record itself is on disk
         return rec
 
     def archive(self, name_hint: str = "game") -> Path | None:
         """Move the finished game's journal into games/ and start an empty one."""
         self._close_file()
+        self._write_mark(0)          # first: a cut before the move leaves a whole journal, no false alarm
         if not self.path.exists() or self.path.stat().st_size == 0:
             self._records, self._seq = [], 0
             return None
@@ -327,6 +394,19 @@ def _game_started(obj: dict) -> str | None:
         return f"game_started with a bad visitor side {obj.get('visitor_side')!r}"
     if not isinstance(obj.get("level"), str) or not obj.get("level"):
         return "game_started without a level"
+    return _match(obj)
+
+
+def _match(obj: dict) -> str | None:
+    """A journalled York match (kiosk/match.py) must read back."""
+    if obj.get("match") is None:
+        return None
+    from kiosk.match import Match, MatchError
+
+    try:
+        Match.from_json(obj["match"])
+    except MatchError as exc:
+        return f"{obj['kind']} with {exc}"
     return None
 
 
@@ -355,7 +435,7 @@ def _move(obj: dict) -> str | None:
 def _game_over(obj: dict) -> str | None:
     if obj.get("winner") not in (None, *_SIDES) or not isinstance(obj.get("reason", ""), str):
         return "game_over with a bad winner or reason"
-    return None
+    return _match(obj)
 
 
 def _staff_setup(obj: dict) -> str | None:

@@ -134,6 +134,10 @@ class GantryPort(Protocol):
 
     def home(self, job: int) -> None: ...
 
+    def use_ledger(self, ledger: Any, path: str) -> None:
+        """The robot's ledger (robot.ledger.Ledger, saved at `path`) of the board in play: the
+        gantry books every step it carries in it, durably, before it reports the step."""
+
     def poll(self) -> list[GantryEvent]:
         """Events since the last call; never blocks."""
 

@@ -3,7 +3,7 @@
 WHY one planner for everything: setting up a game, resetting between two games,
 clearing the board, retrying a missed pickup and resuming after a power cut are
 all the same question: here is what is on the squares (the camera) and in
-storage (the storage book), here is what should be on the squares; which pieces
+storage (the robot's ledger), here is what should be on the squares; which pieces
 go where? Pieces of one kind are interchangeable, so any attacker may fill any
 attacker's square. The answer is the robot's (robot/planner.py `plan_reset`);
 this module only turns the kiosk's records into its input and back.
@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 
 from engine import Piece
 
-from robot.planner import MotionPlanner, PlanError
+from robot.planner import MotionPlanner
 
-from kiosk.inventory import StorageInventory
 from kiosk.ports import Slot, Transfer
 
 
@@ -31,20 +30,9 @@ class Reconciliation:
         return not self.missing and not self.no_slot
 
 
-def park_slot(inventory: dict[Slot, Piece | None], piece: Piece, planner: MotionPlanner, square: int) -> Slot | None:
-    """The slot the robot parks `piece` in from `square`: the planner's choice (robot/planner.py
-    `park_slot`: the king's own slot for the king, else the nearest free slot of its side),
-    asked with the storage book's slots; None when its side's storage is full."""
-    taken = frozenset(slot for slot, p in inventory.items() if p is not None)
-    try:
-        return planner.park_slot({}, piece.value, planner.layout.position(square), taken)
-    except PlanError:
-        return None
-
-
-def reconcile(observed: dict[int, Piece], target: dict[int, Piece], inventory: StorageInventory,
+def reconcile(observed: dict[int, Piece], target: dict[int, Piece], storage: dict[Slot, Piece],
               planner: MotionPlanner, offset_mm: tuple[float, float] = (0.0, 0.0)) -> Reconciliation:
-    """Transfers from `observed` (squares) + `inventory` (storage) to `target` (squares).
+    """Transfers from `observed` (squares) + `storage` (the ledger's slots) to `target` (squares).
 
     The robot's reset planner decides (robot/planner.py `plan_reset`): pieces on
     their target square stay, pieces of the right kind on a wrong square go board
@@ -52,8 +40,7 @@ def reconcile(observed: dict[int, Piece], target: dict[int, Piece], inventory: S
     assignment in gantry time, in an order whose every drag has a clear route.
     `offset_mm` shifts every pickup on the board (a missed-pickup retry).
     """
-    storage = {slot: p for slot, p in inventory.slots.items() if p is not None}
-    plan = planner.plan_reset(observed, storage, target, pickup_offset=offset_mm)
+    plan = planner.plan_reset(observed, dict(storage), target, pickup_offset=offset_mm)
     transfers = []
     for step in plan.steps:
         kind = "park" if isinstance(step.dst, Slot) else "setup" if isinstance(step.src, Slot) else "transfer"
@@ -61,14 +48,6 @@ def reconcile(observed: dict[int, Piece], target: dict[int, Piece], inventory: S
                                   offset_mm if isinstance(step.src, int) else (0.0, 0.0)))
     return Reconciliation(transfers, {sq: Piece(p) for sq, p in plan.missing.items()},
                           {sq: Piece(p) for sq, p in plan.no_slot.items()})
-
-
-def apply_transfer(inventory: StorageInventory, transfer: Transfer) -> None:
-    """Book a done transfer into the storage inventory."""
-    if isinstance(transfer.src, Slot):
-        inventory.slots[transfer.src] = None
-    if isinstance(transfer.dst, Slot):
-        inventory.slots[transfer.dst] = transfer.piece
 
 
 def diff_squares(observed: dict[int, Piece], target: dict[int, Piece]) -> dict[int, Piece | None]:

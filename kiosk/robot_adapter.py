@@ -6,12 +6,14 @@ robot.planner around the standing pieces, sent as G-code through
 robot.grbl.GrblDriver, and recorded in the robot's ledger (pending before,
 done after, saved atomically).
 
-Who knows what: the board squares are known from the camera (the visitor
-moves pieces the robot never touched), so before every job the controller's
-picture of the table (`begin(places)`) is written into the ledger; the
-ledger's `pending` step survives a power cut, and `home()` then lets the
-robot sweep that step's path again (`Gantry.recover()`), catching a piece the
-magnet dropped half-way.
+Who knows what: the ledger is the one book of where the pieces stand; the
+kiosk opens it (kiosk/inventory.py) and hands the same object here
+(`use_ledger`), so the mover does no I/O of its own before that. The board
+squares are known from the camera (the visitor moves pieces the robot never
+touched), so before every job the controller's picture of the squares
+(`begin(places)`) is written into the ledger; the ledger's `pending` step
+survives a power cut, and `home()` then lets the robot sweep that step's path
+again (`Gantry.recover()`), catching a piece the magnet dropped half-way.
 
 A lost connection (USB cable pulled, controller power-cycled) or an alarm
 makes `carry()` raise; the next `home()` reconnects (asking `port_provider`
@@ -28,9 +30,8 @@ from calibration.config import Config, GantryConfig
 from robot.gantry import Gantry, RobotError
 from robot.grbl import GrblDriver, GrblError
 from robot.layout import Location, TableLayout
-from robot.ledger import Ledger, LedgerError, ledger_path, load_or_set_aside
+from robot.ledger import Ledger, LedgerError
 
-from kiosk import notices
 from kiosk.ports import Transfer
 
 log = logging.getLogger("kiosk.robot")
@@ -40,46 +41,39 @@ class GantryMover:
     """Mover (kiosk/gantry_thread.py) on robot.gantry.Gantry."""
 
     def __init__(self, config: Config, port_provider: Callable[[], str] | None = None,
-                 state_dir: str | None = None, board_name: str | None = None) -> None:
+                 board_name: str | None = None) -> None:
         self.config = config
         self.port_provider = port_provider or (lambda: config.gantry.port)
-        self.state_dir = Path(state_dir) if state_dir else None
         self.gantry: Gantry | None = None
         self.feed_mm_min: float | None = None     # the exhibit's demo speed (set_feed)
-        self._board(board_name or config.board)
+        self.ledger_path: Path | None = None
+        self._board(board_name or config.board, None)
 
-    def _board(self, board_name: str) -> None:
+    def _board(self, board_name: str, ledger: Ledger | None) -> None:
+        """The layout of `board_name`; until the kiosk hands its ledger over, an unsaved one."""
         self.layout = TableLayout(self.config, board_name)
-        self.ledger_path = ledger_path(self.state_dir, board_name) if self.state_dir else None
-        if self.ledger_path is None:
-            self.ledger = Ledger.in_storage(self.layout)
-        else:
-            loaded = load_or_set_aside(self.ledger_path, self.layout)
-            self.ledger = loaded.ledger
-            if loaded.damage is not None:
-                kept = f"; the damaged file is kept as {loaded.kept_as.name}" if loaded.kept_as else ""
-                notices.post(str(self.ledger_path), f"damaged ledger, {loaded.damage}",
-                             f"a fresh ledger assumes every piece in storage: storage must be checked{kept}",
-                             logger=log)
-            elif not self.ledger_path.exists():
-                log.info("%s: no ledger yet: every piece is assumed in storage", self.ledger_path)
+        self.ledger = ledger if ledger is not None else Ledger.in_storage(self.layout)
+        if ledger is None:
+            self.ledger_path = None
         if self.gantry is not None:
             self.gantry = Gantry(self.gantry.driver, self.layout, self.ledger, self._gantry_config(),
                                  self.ledger_path)
 
-    @property
-    def storage_check_needed(self) -> bool:
-        """The ledger was rebuilt from a damaged file: what storage holds is a guess until checked."""
-        return self.ledger.storage_check_needed
-
     # -- Mover ------------------------------------------------------------
     def use_board(self, board_name: str, variant: str) -> None:
         if board_name != self.layout.board_name:
-            self._board(board_name)
+            self._board(board_name, None)
+
+    def use_ledger(self, ledger: Ledger, path: str) -> None:
+        """The kiosk's open ledger of the board in play (kiosk/inventory.py): booked and saved here."""
+        if ledger is self.ledger and self.ledger_path == Path(path):
+            return
+        self.ledger_path = Path(path)
+        self._board(ledger.board_name, ledger)
 
     def begin(self, places: dict[Location, str]) -> None:
         if self.ledger.pending is None:
-            self.ledger.places = dict(places)
+            self.ledger.replace_board({loc: p for loc, p in places.items() if isinstance(loc, int)})
 
     def home(self) -> None:
         g = self._gantry()

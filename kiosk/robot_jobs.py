@@ -4,7 +4,7 @@ WHY one idea for the robot's side: a goal is a target position for the
 squares. Setting up, the robot's move (with its captures parked), the reset
 between two games, clearing, a missed-pickup retry and the resume after a
 power cut all plan the same way (kiosk/reconcile.py: camera reading + storage
-book -> transfers), carry the plan out on the gantry and check the result with
+book, the robot's ledger -> transfers), carry the plan out on the gantry and check the result with
 the camera, retrying with small pickup offsets, then asking a person to place
 the piece, showing where.
 """
@@ -16,15 +16,15 @@ from typing import Callable, Protocol
 
 from calibration.config import Config
 from engine import Piece, square_name
-from robot.layout import TableLayout
-from robot.planner import MotionPlanner
+from robot.layout import Location, TableLayout
+from robot.planner import MotionPlanner, PlanError
 from vision.inference import pieces_of
 
 from kiosk.activity import IDLE_ACTIVITY, ActivityCode, RobotActivity, activity_for
 from kiosk.board_watch import BoardWatch
-from kiosk.inventory import InventoryFile, StorageInventory
+from kiosk.inventory import StorageBook
 from kiosk.ports import GantryEvent, GantryEventKind, GantryPort, Slot, Transfer
-from kiosk.reconcile import Reconciliation, apply_transfer, diff_squares, park_slot, reconcile
+from kiosk.reconcile import Reconciliation, diff_squares, reconcile
 from kiosk.states import Phase, Purpose, State
 
 log = logging.getLogger("kiosk.robot_jobs")
@@ -73,15 +73,14 @@ class JobHost(Protocol):
 
 
 class RobotJobs:
-    """Owns the current goal, the gantry jobs and the storage book."""
+    """Owns the current goal and the gantry jobs; keeps the robot's ledger (kiosk/inventory.py) open."""
 
     def __init__(self, host: JobHost, config: Config, gantry: GantryPort, watch: BoardWatch, state_dir: str,
                  clock: Callable[[], float], max_pickup_retries: int = len(RETRY_OFFSETS_MM)) -> None:
         self.host, self.config, self.gantry, self.watch, self.clock = host, config, gantry, watch, clock
         self.planner: MotionPlanner | None = None
         self.max_pickup_retries = max_pickup_retries
-        self.inventory_file = InventoryFile(state_dir)
-        self.inventory: StorageInventory | None = None
+        self.book = StorageBook(state_dir, config)
         self.board_name = ""
         self.goal: Goal | None = None
         self.after_goal: Callable[[], None] | None = None
@@ -139,7 +138,7 @@ class RobotJobs:
             self.use_board(self.board_name or self.config.board)
         if self.resume_plan:
             self.settle_resumed_plan(observed)
-        self.ensure_inventory(observed)
+        self.book.first_look(observed, self.host.default_variant())
         if goal.phase == Phase.VERIFY:
             self.unbook_failures(observed, goal.last_plan)
         diff = diff_squares(observed, goal.target)
@@ -152,6 +151,8 @@ class RobotJobs:
 
     def _reached(self, goal: Goal, observed: dict[int, Piece]) -> None:
         self.watch.confirm(observed)
+        # the camera saw the last plan's pieces arrive and leave: its slots are known (storage check)
+        self.book.confirm_by_use({loc for t in goal.last_plan for loc in (t.src, t.dst) if isinstance(loc, Slot)})
         then = self.after_goal
         self.goal, self.after_goal = None, None
         self.activity, self.progress = IDLE_ACTIVITY, 1.0
@@ -161,8 +162,8 @@ class RobotJobs:
 
     def _reconcile(self, observed: dict[int, Piece], target: dict[int, Piece],
                    offset_mm: tuple[float, float] = (0.0, 0.0)) -> Reconciliation:
-        assert self.inventory is not None and self.planner is not None   # set by use_board()
-        return reconcile(observed, target, self.inventory, self.planner, offset_mm=offset_mm)
+        assert self.planner is not None   # set by use_board()
+        return reconcile(observed, target, self.book.storage(), self.planner, offset_mm=offset_mm)
 
     def _plan(self, goal: Goal, observed: dict[int, Piece], diff: dict[int, Piece | None]) -> None:
         host = self.host
@@ -202,8 +203,7 @@ class RobotJobs:
     def places(self, board: dict[int, Piece]) -> dict:
         """The table as believed now (board + storage), for the planner's obstacles."""
         places: dict = {sq: p.value for sq, p in board.items()}
-        if self.inventory is not None:
-            places.update({slot: p.value for slot, p in self.inventory.slots.items() if p is not None})
+        places.update({slot: p.value for slot, p in self.book.storage().items()})
         return places
 
     def submit(self, transfers: list[Transfer], board: dict[int, Piece]) -> None:
@@ -246,7 +246,7 @@ class RobotJobs:
         elif kind == GantryEventKind.RAN:
             self.activity = IDLE_ACTIVITY
         elif kind == GantryEventKind.STEP and event.transfer is not None:
-            self.book(event.transfer)
+            # the gantry booked the step in the ledger before it said so
             self.host.record("transfer_done", job=event.job, step=event.step)
             self._job_done = event.step + 1
             self.progress = self._job_done / max(1, event.total)
@@ -275,84 +275,66 @@ class RobotJobs:
         if self.homing_job is None and self.clock() >= self.home_retry_at:
             self.home()
 
-    # -- the storage book --------------------------------------------------------
+    # -- the robot's ledger ---------------------------------------------------------
     def use_board(self, board_name: str) -> None:
         if board_name != self.board_name or self.planner is None:
             self.planner = MotionPlanner(TableLayout(self.config, board_name))
         self.board_name = board_name
-        self.inventory = self.inventory_file.load(board_name, self.config.boards[board_name].squares)
-
-    def ensure_inventory(self, on_board: dict[int, Piece]) -> StorageInventory:
-        if self.inventory is None:
-            # the first game on this board: storage holds every piece the camera does not see
-            self.inventory = StorageInventory.full_for(self.host.default_variant(), on_board)
-            self.inventory_file.save(self.board_name, self.inventory)
-        return self.inventory
+        ledger = self.book.open(board_name)
+        assert self.book.path is not None
+        self.gantry.use_ledger(ledger, str(self.book.path))
 
     def recount_storage(self, on_board: dict[int, Piece], variant: str) -> None:
         """Staff: storage holds every piece of `variant` that is not on the board."""
-        self.inventory = StorageInventory.full_for(variant, on_board)
-        self.inventory_file.save(self.board_name, self.inventory)
+        self.book.recount(on_board, variant)
 
     def missing(self, on_board: dict[int, Piece] | None, variant: str) -> dict[str, int]:
         """Pieces of `variant` neither seen on the board nor booked in storage (the tray, lost)."""
-        if on_board is None or self.inventory is None:
-            return {}
-        from engine import Board
+        return self.book.missing(on_board, variant)
 
-        out: dict[str, int] = {}
-        for piece in set(Board(variant).pieces().values()):
-            need = sum(1 for p in Board(variant).pieces().values() if p == piece)
-            have = sum(1 for p in on_board.values() if p == piece) + self.inventory.count(piece)
-            if need > have:
-                out[piece.value] = need - have
-        return out
-
-    def book(self, transfer: Transfer) -> None:
-        if self.inventory is None:
-            return
-        if isinstance(transfer.src, Slot) or isinstance(transfer.dst, Slot):
-            apply_transfer(self.inventory, transfer)
-            self.inventory_file.save(self.board_name, self.inventory)
-
-    def park(self, inv: StorageInventory, sq: int, piece: Piece) -> list[Transfer]:
-        assert self.planner is not None          # set by use_board()
-        slot = park_slot(inv.slots, piece, self.planner, sq)
-        if slot is None:
+    def park(self, storage: dict[Slot, Piece], sq: int, piece: Piece) -> list[Transfer]:
+        """Park `piece` from `sq` in the robot's choice of free slot (robot/planner.py) in
+        `storage` (the plan's own copy, booked as planned)."""
+        if self.planner is None:
+            self.use_board(self.board_name or self.config.board)
+        assert self.planner is not None
+        try:
+            taken: dict[Location, str] = {s: p.value for s, p in storage.items()}
+            slot = self.planner.park_slot(taken, piece.value, self.planner.layout.position(sq))
+        except PlanError:
             return []        # storage full: the verify step will ask a person
-        inv.slots[slot] = piece
+        storage[slot] = piece
         return [Transfer(sq, slot, piece, "park")]
 
     def unbook_failures(self, observed: dict[int, Piece], plan: list[Transfer]) -> None:
-        """The books said a transfer happened; the camera says its piece never left or never came."""
-        if self.inventory is None:
-            return
+        """The ledger says a transfer happened; the camera says its piece never left or never came."""
+        storage = self.book.storage()
         changed = False
         for t in plan:
             if isinstance(t.dst, Slot) and isinstance(t.src, int) and observed.get(t.src) == t.piece \
-                    and self.inventory.slots.get(t.dst) == t.piece:
-                self.inventory.slots[t.dst] = None     # the piece is still on its square
+                    and storage.get(t.dst) == t.piece:
+                self.book.put(t.dst, None)       # the piece is still on its square
                 changed = True
             if isinstance(t.src, Slot) and isinstance(t.dst, int) and observed.get(t.dst) != t.piece \
-                    and self.inventory.slots.get(t.src) is None:
-                self.inventory.slots[t.src] = t.piece  # the piece never left its slot
+                    and storage.get(t.src) is None:
+                self.book.put(t.src, t.piece)    # the piece never left its slot
                 changed = True
         if changed:
-            self.inventory_file.save(self.board_name, self.inventory)
+            self.book.save()
 
     def settle_resumed_plan(self, observed: dict[int, Piece]) -> None:
-        """After a power cut: book the interrupted plan's steps the camera shows were done."""
+        """After a power cut: book the interrupted plan's steps the camera shows were done (the
+        ledger has every step the gantry finished; this catches the one it was in the middle of)."""
         plan, self.resume_plan = self.resume_plan, []
-        if self.inventory is None:
-            return
+        storage = self.book.storage()
         for t in plan:
             if isinstance(t.dst, Slot) and isinstance(t.src, int) and observed.get(t.src) != t.piece \
-                    and self.inventory.slots.get(t.dst) is None:
-                self.inventory.slots[t.dst] = t.piece
+                    and storage.get(t.dst) is None:
+                self.book.put(t.dst, t.piece)
             if isinstance(t.src, Slot) and isinstance(t.dst, int) and observed.get(t.dst) == t.piece \
-                    and self.inventory.slots.get(t.src) == t.piece:
-                self.inventory.slots[t.src] = None
-        self.inventory_file.save(self.board_name, self.inventory)
+                    and storage.get(t.src) == t.piece:
+                self.book.put(t.src, None)
+        self.book.save()
 
 
 def squares_json(diff: dict[int, Piece | None], size: int) -> dict[str, str | None]:

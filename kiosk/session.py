@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from engine import Board, Move, Outcome, Piece, Side
 
 from kiosk.journal import Journal, Record
+from kiosk.match import Match
 from kiosk.ports import Transfer
 from kiosk.states import EndReason, State
 
@@ -67,17 +68,9 @@ class GameSession:
     def start_position(self) -> dict[int, Piece]:
         return Board(self.variant, options=self.options).pieces()
 
-    def start_counts(self) -> dict[str, int]:
-        start = list(self.start_position().values())
-        return {"attackers": sum(1 for p in start if p == Piece.ATTACKER),
-                "defenders": sum(1 for p in start if p != Piece.ATTACKER)}
-
     def captured(self) -> dict[str, int]:
-        """Pieces each side has captured so far (the view's score)."""
-        counts = self.start_counts()
-        now = list(self.board.pieces().values())
-        return {"attackers": counts["defenders"] - sum(1 for p in now if p != Piece.ATTACKER),
-                "defenders": counts["attackers"] - sum(1 for p in now if p == Piece.ATTACKER)}
+        """Pieces each side has captured so far (the view's score): the engine's count."""
+        return {side.value: n for side, n in self.board.captured_counts().items()}
 
     def play(self, move: Move) -> tuple[int, ...]:
         captures = tuple(self.board.push(move))
@@ -119,6 +112,7 @@ class ResumePoint:
     state: State
     robot_plan: list[Transfer] = field(default_factory=list)   # the interrupted robot move's plan
     staff_setup: str | None = None                              # a staff set-up of this variant
+    match: Match | None = None                                  # the York match the game belongs to
 
 
 def replay(journal: Journal) -> ResumePoint:
@@ -137,6 +131,7 @@ def replay(journal: Journal) -> ResumePoint:
                               mode=mode if mode in GAME_MODES else "visitor")
     pending_robot: Record | None = None
     setup_done = finished = clearing = paused = False
+    match = Match.from_json(rec.get("match")) if rec.get("match") is not None else None
     for r in records[start:]:
         if r.kind == "setup_done":
             setup_done = True
@@ -159,6 +154,8 @@ def replay(journal: Journal) -> ResumePoint:
             session.leftovers = {}
         elif r.kind == "game_over":
             finished = True
+            if r.get("match") is not None:
+                match = Match.from_json(r.get("match"))     # scored with this game
             winner = r.get("winner")
             session.outcome = Outcome(Side(winner) if winner else None, r.get("reason") or "")
         elif r.kind == "clearing":
@@ -170,22 +167,22 @@ def replay(journal: Journal) -> ResumePoint:
         elif r.kind == "continued":
             paused = False
     if clearing:
-        return ResumePoint(session, State.CLEARING)
+        return ResumePoint(session, State.CLEARING, match=match)
     if session.mode == "selfplay" and not finished:
         # nobody's game: after a restart the board goes back to its start position
         session.outcome = Outcome(None, EndReason.ENDED.value)
-        return ResumePoint(session, State.GAME_OVER)
+        return ResumePoint(session, State.GAME_OVER, match=match)
     if finished:
-        return ResumePoint(session, State.GAME_OVER)
+        return ResumePoint(session, State.GAME_OVER, match=match)
     if not setup_done:
-        return ResumePoint(session, State.SETUP)
+        return ResumePoint(session, State.SETUP, match=match)
     if pending_robot is not None:
         session.leftovers = {}
         return ResumePoint(session, State.VERIFY,
-                           [Transfer.from_json(t) for t in pending_robot.get("plan") or []])
+                           [Transfer.from_json(t) for t in pending_robot.get("plan") or []], match=match)
     if session.board.turn == session.visitor_side:
-        return ResumePoint(session, State.PAUSED if paused else State.VISITOR_TURN)
-    return ResumePoint(session, State.THINKING)
+        return ResumePoint(session, State.PAUSED if paused else State.VISITOR_TURN, match=match)
+    return ResumePoint(session, State.THINKING, match=match)
 
 
 def result_of(session: GameSession) -> str:

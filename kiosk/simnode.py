@@ -91,7 +91,7 @@ def node_main(config: Config, state_dir: str, port: str, camera_conn: Connection
     source = SimFrameSource(RemoteWorld(camera_conn), config, seed=seed, still_period_s=3.0,
                             render_hands=False, busy=lambda: gantry is not None and gantry.busy)
     camera = CameraThread(source, VisionFrameReader(config))
-    gantry = GantryThread(GantryMover(config, port_provider=lambda: port, state_dir=state_dir))
+    gantry = GantryThread(GantryMover(config, port_provider=lambda: port))
     engine = EngineWorker(config.engine.levels, seed=seed, time_scale=engine_time_scale,
                           pondering=config.engine.ponder, ponder_max_s=config.engine.ponder_max_s)
     ctrl = GameController(config, camera, gantry, engine, state_dir, stable_s=stable_s)

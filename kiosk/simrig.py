@@ -14,7 +14,7 @@ A power cut (`power_cut()`) drops everything that runs on the kiosk's mains at
 once: the controller and its threads stop without a word, the search process
 is killed, the serial port vanishes, the gantry controller loses power (and
 its position: it must home again), the magnet lets go. Only the table and the
-state directory (journal, ledger, storage books) survive; `restart()` then
+state directory (journal, ledger) survive; `restart()` then
 builds a new controller from them, as a rebooted kiosk would.
 """
 from __future__ import annotations
@@ -92,7 +92,7 @@ class SimRig:
         self.reader = VisionFrameReader(cfg, self.world.board_name, model_path=self.settings.square_model)
         self.camera = CameraThread(self.source, self.reader, max_fps=self.settings.camera_fps, clock=self.clock,
                                    threaded=not self.settings.stepped_camera)
-        self.mover = GantryMover(cfg, port_provider=lambda: self.sim.port or "", state_dir=self.state_dir,
+        self.mover = GantryMover(cfg, port_provider=lambda: self.sim.port or "",
                                  board_name=self.world.board_name)
         self.gantry = GantryThread(self.mover)
         self.engine = EngineWorker(cfg.engine.levels, seed=self.settings.seed,

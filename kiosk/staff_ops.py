@@ -3,7 +3,7 @@ set-up without a game, and the piece-loop actions "pieces are back" / "count sto
 
 WHY apart from the game: these run only without a running game (or, for the
 storage actions, while the kiosk waits for pieces) and never decide a move;
-they share the gantry and the storage book with the robot's jobs
+they share the gantry and the robot's ledger with the robot's jobs
 (kiosk/robot_jobs.py) and nothing else.
 """
 from __future__ import annotations

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from engine import Move, square_name
 from vision.inference import MoveReading, Verdict, read_move
 
-from kiosk.inventory import StorageInventory
 from kiosk.ports import Transfer
 from kiosk.robot_jobs import Goal
 from kiosk.states import Phase, Purpose, State
@@ -186,7 +185,7 @@ class Turns:
         robot_piece = board.piece_at(move.from_sq)
         assert robot_piece is not None          # a legal move moves a piece
         jobs = c.jobs
-        inv = StorageInventory(dict(jobs.ensure_inventory(board.pieces()).slots))
+        inv: dict = dict(jobs.book.storage())      # the plan's own copy of storage, booked as planned
         plan: list[Transfer] = []
         latest = c.watch.latest()
         for sq, piece in sorted(s.leftovers.items()):

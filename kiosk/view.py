@@ -19,6 +19,7 @@ from kiosk.states import Purpose, State
 
 if TYPE_CHECKING:
     from kiosk.controller import GameController
+    from kiosk.match import Match
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,8 @@ class ControllerView:
     missing: dict[str, int] = field(default_factory=dict)
     teaching: TeachingView = TeachingView()    # kiosk/teaching.py: the robot's reasons, the hint
     exhibit: ExhibitView = ExhibitView()       # kiosk/exhibit.py: self-play, the hand-over, the referee
+    #: the York match of this visit (kiosk/match.py, kept and journalled by the controller), if any
+    match: Match | None = None
 
 
 def idle_view() -> ControllerView:
@@ -93,5 +96,5 @@ def build_view(c: "GameController") -> ControllerView:
         attendance=c.attendance.code(c.state, c.clock(), c.watch.last_sign_of_life),
         staff_notice=c.notice,
         missing=c.jobs.missing(c.watch.latest(), c.current_variant()),
-        teaching=c.teacher.view(c.engine, board),
+        teaching=c.teacher.view(c.engine, board), match=c.match,
         exhibit=c.exhibit.view())

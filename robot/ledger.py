@@ -9,19 +9,32 @@ may be lying part-way along which path (`pending`), and `Gantry.recover()`
 sweeps that path again.
 
 Reading validates the file against the ledger's schema (shape, types, board
-squares on the board, slots that exist, one king, no more pieces than the
-set, a well-formed `pending` step), because a ledger that is believed but
+squares on the board, slots that exist, one king at most, no more pieces than
+the set, a well-formed `pending` step), because a ledger that is believed but
 wrong makes the gantry drag pieces into each other. `load_or_set_aside` never
 fails on a damaged file: it moves it aside (kept for staff, named with the
 time), starts from "every piece in storage" and marks the ledger
 `storage_check_needed`, so the kiosk knows storage must be checked before it
 is trusted (the flag is saved with the ledger until `storage_checked()`).
+
+WHY the one book of where the pieces stand: the kiosk and `tafl-robot` both
+keep their pieces here (one file per board, `ledger_path`). A piece is on a
+board square or in a storage slot (`places`), on the magnet (`pending`), or
+off the table: in the visitors' tray or lost (`off_table`, what the set has
+that no place holds). This book, not the kiosk's, is the owner because the
+gantry writes it durably around every carry (the step before it starts, the
+result as soon as it is done): after a power cut it is never more than the
+one pending step behind the table, and that step is swept again. A book the
+kiosk wrote after hearing of a finished step would be a step behind at the
+worst moment. The kiosk shares the one `Ledger` object with the gantry
+thread, so every read and change holds the ledger's lock.
 """
 from __future__ import annotations
 
 import json
 import math
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeGuard
@@ -55,22 +68,35 @@ class Ledger:
     pending: dict | None = None          # the step being carried out, as Step.to_json()
     steps_done: int = 0
     storage_check_needed: bool = False   # the ledger was rebuilt: storage is a guess until checked
+    fresh: bool = False                  # no file was found (a fresh install); not saved
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
 
     @classmethod
     def in_storage(cls, layout: TableLayout) -> "Ledger":
         """A fresh install: every piece in its storage slot."""
-        places: dict[Location, str] = {slot: p for slot, p in layout.storage_start().items()}
+        places: dict[Location, str] = {slot: piece for slot, piece in layout.storage_start().items()}
         return cls(layout.board_name, layout.size, layout.piece_set, places)
 
     # -- views -------------------------------------------------------------
     def board(self) -> dict[int, str]:
-        return {loc: p for loc, p in self.places.items() if isinstance(loc, int)}
+        with self.lock:
+            return {loc: p for loc, p in self.places.items() if isinstance(loc, int)}
 
     def storage(self) -> dict[Slot, str]:
-        return {loc: p for loc, p in self.places.items() if isinstance(loc, Slot)}
+        with self.lock:
+            return {loc: p for loc, p in self.places.items() if isinstance(loc, Slot)}
 
     def piece_at(self, loc: Location) -> str | None:
         return self.places.get(loc)
+
+    def off_table(self, needed: dict[str, int], on_board: dict[int, str] | None = None) -> dict[str, int]:
+        """Pieces of `needed` (piece letter -> how many a game uses) that no place holds: in
+        the tray or lost. `on_board` replaces the ledger's squares (the camera's newer view)."""
+        with self.lock:
+            squares = self.board() if on_board is None else on_board
+            placed = list(squares.values()) + list(self.storage().values())
+        out = {p: n - placed.count(p) for p, n in needed.items()}
+        return {p: n for p, n in out.items() if n > 0}
 
     # -- changes -----------------------------------------------------------
     def apply(self, src: Location, dst: Location, piece: str) -> None:
@@ -80,9 +106,35 @@ class Ledger:
             raise LedgerError(f"ledger has {have or 'nothing'} at {src}, not {piece}")
         if dst in self.places and dst != src:
             raise LedgerError(f"ledger already has {self.places[dst]} at {dst}")
-        del self.places[src]
-        self.places[dst] = piece
-        self.steps_done += 1
+        with self.lock:
+            del self.places[src]
+            self.places[dst] = piece
+            self.steps_done += 1
+
+    def put(self, loc: Location, piece: str | None) -> None:
+        """Book what stands at `loc` (None: nothing), as the camera or a person found it."""
+        with self.lock:
+            if piece is None:
+                self.places.pop(loc, None)
+            else:
+                self.places[loc] = piece
+
+    def replace_board(self, squares: dict[int, str]) -> None:
+        """The board squares as the camera reads them (the visitor moves pieces the robot never
+        touched); storage stays as booked."""
+        with self.lock:
+            places: dict[Location, str] = {loc: p for loc, p in self.places.items() if isinstance(loc, Slot)}
+            for sq, piece in squares.items():
+                places[sq] = piece
+            self.places = places
+
+    def replace_storage(self, slots: dict[Slot, str]) -> None:
+        """Storage as counted (staff, a fresh install); the board squares stay as booked."""
+        with self.lock:
+            places: dict[Location, str] = {loc: p for loc, p in self.places.items() if isinstance(loc, int)}
+            for slot, piece in slots.items():
+                places[slot] = piece
+            self.places = places
 
     def storage_checked(self) -> None:
         """Staff or the robot confirmed what storage holds: the ledger is trusted again."""
@@ -97,6 +149,10 @@ class Ledger:
 
     # -- disk ----------------------------------------------------------------
     def to_json(self) -> dict:
+        with self.lock:
+            return self._to_json()
+
+    def _to_json(self) -> dict:
         return {
             "format": FORMAT,
             "board": self.board_name,
@@ -144,8 +200,11 @@ class Ledger:
             if loc in places:
                 raise LedgerError(f"two pieces at {loc} in ledger")
             places[loc] = piece
+        if not places:
+            raise LedgerError("no pieces in ledger (not one on the board or in storage)")
         kings = sum(1 for p in places.values() if p == KING)
-        if kings != 1:
+        if kings > 1:
+            # none is possible: the king in a visitor's hand or the tray (off the table)
             raise LedgerError(f"{kings} kings in ledger (the set has one)")
         attackers = sum(1 for p in places.values() if p == ATTACKER)
         if attackers > piece_set.attackers or len(places) - attackers > piece_set.defenders:
@@ -166,7 +225,9 @@ class Ledger:
         """Write atomically: a power cut leaves the old or the new file, never half of one."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, json.dumps(self.to_json(), indent=1) + "\n")
+        with self.lock:
+            atomic_write_text(path, json.dumps(self._to_json(), indent=1) + "\n")
+        self.fresh = False
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Ledger":
@@ -191,7 +252,9 @@ class Ledger:
         Raises LedgerError if the saved one is for another board or piece set.
         """
         if not Path(path).exists():
-            return cls.in_storage(layout)
+            fresh = cls.in_storage(layout)
+            fresh.fresh = True
+            return fresh
         ledger = cls.load(path)
         if ledger.board_name != layout.board_name or ledger.size != layout.size:
             raise LedgerError(f"{path}: ledger is for {ledger.board_name} ({ledger.size}x"

@@ -10,10 +10,10 @@ from engine import Piece
 
 from kiosk.cli import main as cli_main
 from kiosk.faults import FAULT_KINDS, parse_faults
-from kiosk.inventory import InventoryFile, StorageInventory
+from kiosk.inventory import StorageBook
 from kiosk.journal import Journal, read_records
 from kiosk.ports import Slot
-from kiosk.reconcile import apply_transfer, diff_squares, park_slot, reconcile
+from kiosk.reconcile import diff_squares, reconcile
 from kiosk.states import State, check_transition
 
 
@@ -51,8 +51,7 @@ def _planner():
 
 
 def test_reconcile_keeps_pieces_in_place_moves_board_to_board_and_uses_storage_for_the_difference():
-    inv = StorageInventory.empty(11)
-    inv.slots[Slot("attackers", 0)] = Piece.ATTACKER
+    inv = {Slot("attackers", 0): Piece.ATTACKER}
     observed = {5: Piece.ATTACKER, 7: Piece.DEFENDER, 30: Piece.ATTACKER}
     target = {6: Piece.ATTACKER, 8: Piece.ATTACKER, 30: Piece.ATTACKER}
     plan = reconcile(observed, target, inv, _planner())
@@ -63,25 +62,28 @@ def test_reconcile_keeps_pieces_in_place_moves_board_to_board_and_uses_storage_f
     parked = [t for t in plan.transfers if t.src == 7]
     assert len(parked) == 1 and parked[0].dst.side == "defenders" and parked[0].dst != Slot("defenders", 0)
     assert [t.src for t in plan.transfers if isinstance(t.src, Slot)] == [Slot("attackers", 0)]
-    for t in plan.transfers:
-        apply_transfer(inv, t)
-    assert inv.slots[Slot("attackers", 0)] is None and inv.count(Piece.DEFENDER) == 1
 
 
 def test_reconcile_reports_missing_pieces_and_diff():
-    inv = StorageInventory.empty(11)
-    plan = reconcile({}, {60: Piece.KING}, inv, _planner())
+    plan = reconcile({}, {60: Piece.KING}, {}, _planner())
     assert not plan.complete and plan.missing == {60: Piece.KING}
     assert diff_squares({1: Piece.ATTACKER}, {2: Piece.ATTACKER}) == {1: None, 2: Piece.ATTACKER}
 
 
-def test_inventory_file_round_trip(tmp_path):
-    inv = StorageInventory.full_for("copenhagen")
-    assert inv.count(Piece.KING) == 1 and inv.slots[Slot("defenders", 0)] == Piece.KING
-    assert inv.count(Piece.ATTACKER) == 24 and inv.count(Piece.DEFENDER) == 12
-    f = InventoryFile(tmp_path)
-    f.save("board-11", inv)
-    assert f.load("board-11") == inv and f.load("board-9") is None
+def test_the_storage_book_is_the_robots_ledger_and_counts_a_fresh_install_from_the_camera(tmp_path):
+    from calibration.config import Config
+    from robot.ledger import Ledger, ledger_path
+
+    book = StorageBook(tmp_path, Config())
+    ledger = book.open("board-11")
+    assert ledger.fresh and book.path == ledger_path(tmp_path, "board-11")
+    book.first_look({60: Piece.KING, 5: Piece.ATTACKER}, "copenhagen")   # two pieces are on the board
+    stored = book.storage()
+    assert Piece.KING not in stored.values() and list(stored.values()).count(Piece.ATTACKER) == 23
+    assert list(stored.values()).count(Piece.DEFENDER) == 12
+    again = Ledger.load(book.path)                                       # saved at once, for tafl-robot too
+    assert again.storage() == ledger.storage() and not again.fresh
+    assert book.missing({60: Piece.KING}, "copenhagen") == {"t": 1}      # the one not seen and not stored
 
 
 def test_state_table_refuses_a_jump():
@@ -127,21 +129,30 @@ def test_a_power_cut_whose_moment_passed_is_refunded_and_may_strike_later():
 
 
 def test_a_captured_piece_parks_where_the_robots_planner_says(planner):
-    """One rule for where a piece leaving the board goes (robot/planner.py park_slot): the king's
-    own slot for the king, else the free slot of its side nearest the square, never the king's."""
+    """One rule for where a piece leaving the board goes (robot/planner.py park_slot, which
+    kiosk/robot_jobs.py asks): the king's own slot for the king, else the free slot of its side
+    nearest the square, never the king's."""
+    from robot.planner import PlanError
+
     layout = planner.layout
-    empty: dict[Slot, Piece | None] = {slot: None for slot in layout.slots()}
-    assert park_slot(empty, Piece.KING, planner, 60) == Slot("defenders", 0)
+
+    def park(storage: dict[Slot, Piece], piece: Piece, sq: int) -> Slot | None:
+        try:
+            return planner.park_slot({s: p.value for s, p in storage.items()}, piece.value, layout.position(sq))
+        except PlanError:
+            return None
+
+    assert park({}, Piece.KING, 60) == Slot("defenders", 0)
     for sq in (0, 60, 120):
-        slot = park_slot(empty, Piece.DEFENDER, planner, sq)
+        slot = park({}, Piece.DEFENDER, sq)
         assert slot is not None and slot.side == "defenders" and slot != Slot("defenders", 0)
         nearest = min((s for s in layout.slots("defenders") if s.index != 0),
                       key=lambda s: math.dist(layout.position(s), layout.position(sq)))
         assert slot == nearest
-    full = {slot: (Piece.ATTACKER if slot.side == "attackers" else None) for slot in layout.slots()}
-    assert park_slot(full, Piece.ATTACKER, planner, 60) is None          # storage full: a person is asked
-    booked = dict(empty)
-    first = park_slot(booked, Piece.ATTACKER, planner, 0)
+    full = {slot: Piece.ATTACKER for slot in layout.slots("attackers")}
+    assert park(full, Piece.ATTACKER, 60) is None          # storage full: a person is asked
+    booked: dict[Slot, Piece] = {}
+    first = park(booked, Piece.ATTACKER, 0)
     assert first is not None
     booked[first] = Piece.ATTACKER
-    assert park_slot(booked, Piece.ATTACKER, planner, 0) not in (None, first)   # a booked slot is taken
+    assert park(booked, Piece.ATTACKER, 0) not in (None, first)   # a booked slot is taken

@@ -41,8 +41,7 @@ def selfplay_rig(tmp_path, speed_factor: float = 4.0):
     world.place_position("copenhagen", Board("copenhagen").pieces())
     sim = GrblSimulator(config, speed_factor=speed_factor, world=world, layout=world.layout)
     sim.start()
-    mover = GantryMover(config, port_provider=lambda: sim.port or "", state_dir=str(tmp_path),
-                        board_name=world.board_name)
+    mover = GantryMover(config, port_provider=lambda: sim.port or "", board_name=world.board_name)
     gantry = GantryThread(mover)
     ctrl = GameController(config, WorldCamera(world, clock), gantry, InstantEngine(0),
                           str(tmp_path / "state"), clock=clock, stable_s=0.3)

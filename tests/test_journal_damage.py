@@ -174,12 +174,18 @@ def test_a_garbled_game_started_line_means_the_game_is_lost(tmp_path):
     assert "lost" in notices.current()[0].action
 
 
-def test_controller_declares_a_lost_game_and_clears_the_board(tmp_path):
-    rig = Rig(tmp_path, seed=4)
+def game_in_progress(tmp_path, seed: int) -> Rig:
+    """A controller with one visitor move and the robot's reply played, the visitor to move."""
+    rig = Rig(tmp_path, seed=seed)
     rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
     rig.run_until({"visitor_turn"})
     rig.visitor_random_move()
     rig.run_until({"visitor_turn"})
+    return rig
+
+
+def test_controller_declares_a_lost_game_and_clears_the_board(tmp_path):
+    rig = game_in_progress(tmp_path, seed=4)
     path = rig.state_dir / CURRENT_NAME
     data = path.read_bytes()
     path.write_bytes(b"\xff" + data[1:])              # the game_started line is garbled
@@ -192,11 +198,7 @@ def test_controller_declares_a_lost_game_and_clears_the_board(tmp_path):
 
 
 def test_controller_resumes_the_prefix_when_the_camera_agrees(tmp_path):
-    rig = Rig(tmp_path, seed=5)
-    rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
-    rig.run_until({"visitor_turn"})
-    rig.visitor_random_move()
-    rig.run_until({"visitor_turn"})
+    rig = game_in_progress(tmp_path, seed=5)
     ply = rig.ctrl.view().ply
     path = rig.state_dir / CURRENT_NAME
     path.write_bytes(path.read_bytes() + b'{"seq":999,"kind":"sta')     # a torn last line
@@ -225,3 +227,56 @@ def test_controller_declares_the_game_lost_when_the_camera_disagrees(tmp_path):
     rig.run_until({"idle"}, limit=5000)
     assert rig.world.square_pieces() == {}
     assert any("unlike the game" in n.problem for n in notices.current())
+
+
+def test_a_journal_cut_exactly_at_a_line_end_is_found_by_its_mark(tmp_path):
+    moves = write_game(tmp_path)
+    lines = lines_of(tmp_path)
+    put_lines(tmp_path, lines[:-2])                        # a valid prefix: every line whole and in order
+    assert read_journal(tmp_path / CURRENT_NAME).damage is None     # the lines alone cannot tell
+    j = Journal(tmp_path)
+    assert j.damage is not None and "last 2 records are missing" in j.damage.problem
+    assert [r.get("move") for r in j.records if r.get("move")] == moves[:-2]
+    assert [n.file for n in notices.current()] == [str(tmp_path / CURRENT_NAME)]
+    j.close()
+    notices.clear()
+    assert Journal(tmp_path).damage is None                # the mark now follows the kept prefix: said once
+
+
+def test_a_deleted_journal_with_a_game_running_is_damage_not_a_fresh_start(tmp_path):
+    write_game(tmp_path)
+    (tmp_path / CURRENT_NAME).unlink()
+    j = Journal(tmp_path)
+    assert j.damage is not None and j.damage.game_lost and "journal is missing" in j.damage.problem
+    assert j.damage.kept_as is None and not j.records
+
+
+def test_an_archived_game_and_an_old_install_without_a_mark_are_no_alarm(tmp_path):
+    write_game(tmp_path)
+    j = Journal(tmp_path)
+    j.archive("copenhagen")
+    j.close()
+    assert Journal(tmp_path).damage is None and not (tmp_path / CURRENT_NAME).exists()
+    write_game(tmp_path / "old")
+    (tmp_path / "old" / "journal.mark").unlink()           # written before the mark existed
+    put_lines(tmp_path / "old", lines_of(tmp_path / "old")[:-1])
+    assert Journal(tmp_path / "old").damage is None
+
+
+def test_a_damaged_mark_is_set_aside_and_named(tmp_path):
+    write_game(tmp_path)
+    (tmp_path / "journal.mark").write_bytes(b"\xff\x00")
+    assert Journal(tmp_path).damage is None
+    assert list(tmp_path.glob("journal.mark.damaged-*"))
+    assert [n.file for n in notices.current()] == [str(tmp_path / "journal.mark")]
+
+
+def test_controller_declares_a_game_lost_when_its_journal_was_deleted_and_clears_the_board(tmp_path):
+    rig = game_in_progress(tmp_path, seed=7)
+    assert rig.world.square_pieces()
+    (rig.state_dir / CURRENT_NAME).unlink()
+    rig.ctrl = rig.make()
+    assert rig.ctrl.view().state == "clearing"
+    rig.run_until({"idle"}, limit=5000)
+    assert rig.world.square_pieces() == {}
+    assert any("journal is missing" in n.problem for n in notices.current())

@@ -13,6 +13,7 @@ from robot.layout import Slot, TableLayout
 from robot.ledger import Ledger, LedgerError, load_or_set_aside
 
 from kiosk import notices
+from kiosk.inventory import StorageBook
 from kiosk.robot_adapter import GantryMover
 
 
@@ -45,7 +46,7 @@ IMPOSSIBLE: dict[str, tuple[Callable[[dict], object], str]] = {
     "slot past the last": (lambda d: with_places(d, [[["attackers", 99], "t"]] + d["places"][1:]), "no storage slot"),
     "square off the board": (lambda d: with_places(d, [[121, "t"]] + d["places"][1:]), "off the 11x11"),
     "5 kings": (lambda d: with_places(d, [[sq, "K"] for sq in (0, 1, 2, 3, 4)]), "5 kings"),
-    "no pieces": (lambda d: with_places(d, []), "0 kings"),
+    "no pieces": (lambda d: with_places(d, []), "no pieces"),
     "too many attackers": (lambda d: with_places(d, d["places"] + [[sq, "t"] for sq in range(30)]), "more than"),
     "a bad piece": (lambda d: with_places(d, d["places"][:-1] + [[60, "Q"]]), "bad piece"),
     "size as text": (lambda d: {**d, "size": "11"}, "size"),
@@ -109,10 +110,51 @@ def test_the_kiosk_names_a_damaged_ledger_once_and_says_storage_must_be_checked(
     data = good(TableLayout(Config()))
     data["pending"] = {"src": "garbage"}
     path.write_text(json.dumps(data))
+    book = StorageBook(tmp_path, Config())
     with caplog.at_level(logging.WARNING):
-        mover = GantryMover(Config(), state_dir=str(tmp_path))
+        ledger = book.open("board-11")
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1 and str(path) in warnings[0] and "pending" in warnings[0]
-    assert mover.storage_check_needed and mover.ledger.pending is None
+    assert book.storage_check_needed and ledger.pending is None
+    assert Ledger.load(path).storage_check_needed          # the flag is on disk before anything moves
     assert [n.file for n in notices.current()] == [str(path)]
     notices.clear()
+
+
+def test_staffs_count_clears_the_storage_check_and_the_gantry_books_into_the_same_ledger(tmp_path):
+    from engine import Board, Piece
+
+    path = tmp_path / "gantry-ledger-board-11.json"
+    path.write_text("null")
+    book = StorageBook(tmp_path, Config())
+    ledger = book.open("board-11")
+    assert book.storage_check_needed
+    mover = GantryMover(Config())
+    mover.use_ledger(ledger, str(book.path))
+    assert mover.ledger is ledger                            # one object, one file: no second book
+    start = Board("copenhagen").pieces()
+    book.recount(start, "copenhagen")                        # "count storage again" with the board set up
+    assert not book.storage_check_needed and not Ledger.load(path).storage_check_needed
+    assert book.storage() == {} and Ledger.load(path).board() == {sq: p.value for sq, p in start.items()}
+    assert book.missing(start, "copenhagen") == {}
+    taken = dict(start)
+    del taken[next(sq for sq, p in start.items() if p == Piece.ATTACKER)]
+    assert book.missing(taken, "copenhagen") == {"t": 1}    # one attacker in the tray (or lost)
+
+
+def test_the_robots_own_carries_confirm_storage_after_a_damaged_ledger(tmp_path):
+    from engine import Side
+
+    from tests.helpers.rig import Rig
+
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "gantry-ledger-board-11.json").write_text("[]")          # damaged: storage is a guess
+    rig = Rig(tmp_path, seed=2)
+    book = rig.ctrl.jobs.book
+    assert book.storage_check_needed
+    rig.ctrl.start_game("copenhagen", {}, Side.DEFENDERS, "easy")     # the set-up draws every slot
+    rig.run_until({"visitor_turn"}, limit=5000)
+    assert rig.world.square_pieces() == rig.ctrl.view().board.pieces()
+    assert not book.storage_check_needed
+    assert not Ledger.load(state / "gantry-ledger-board-11.json").storage_check_needed

@@ -45,7 +45,7 @@ def test_visitors_differ_as_real_visitors_do():
 
 
 def test_a_game_for_a_board_that_is_not_installed_is_refused_clearly(tmp_path):
-    from tests.test_controller_game import Rig
+    from tests.helpers.rig import Rig
 
     rig = Rig(tmp_path)                       # the 11x11 board is installed
     with pytest.raises(ValueError, match=r"tablut is played on the 9x9 board \(board-9\).*installed board is board-11"):

@@ -8,7 +8,7 @@ import pytest
 
 from kiosk.i18n import HERE, Texts, available_languages, key_differences, load_catalog
 from kiosk.ui.game import ANNOUNCE_KINDS
-from kiosk.ui.match import MATCH_FORMATS
+from kiosk.match import MATCH_FORMATS
 from kiosk.ui.rules_content import STEPS
 from kiosk.ui.staff import StaffScreen
 

@@ -130,7 +130,7 @@ def test_gantry_flow_through_the_buttons_fits_and_shows_residuals(tmp_path, rend
     config = Config()
     sim = GrblSimulator(config, speed_factor=40.0)
     sim.start()
-    mover = GantryMover(config, port_provider=lambda: sim.port or "", state_dir=str(tmp_path))
+    mover = GantryMover(config, port_provider=lambda: sim.port or "")
     gantry = GantryThread(mover)
     try:
         rig = CalRig(tmp_path, config, rendered.image, gantry=gantry)

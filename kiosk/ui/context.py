@@ -31,6 +31,7 @@ class GameRequest:
     visitor_side: Any                # engine Side
     level: str
     mode: str = "visitor"            # "referee": two visitors, the robot as referee (kiosk/exhibit.py)
+    match: str = "single"            # a York match format (kiosk/match.py), or "next": its next game
 
 
 @dataclass
@@ -45,13 +46,17 @@ class UiContext:
     view: Any = None                 # the controller's view taken this frame
     navigate: Callable[..., None] = lambda name, **kw: None
     request: GameRequest | None = None
-    match: Any = None                # kiosk.ui.match.Match of the current visit, if any
     finished_moves: list[Any] = field(default_factory=list)   # the last game's moves, for attract replay
     finished_variant: str | None = None
     quit_requested: bool = False
     exit_status: int = 0               # lockdown.STAFF_EXIT_STATUS after staff's "exit to the system"
     staff_unlocked: bool = False
     focus: Any = None                  # kiosk.ui.focus.Focus: the keyboard focus ring (set by the app)
+
+    @property
+    def match(self) -> Any:
+        """The York match of this visit (kiosk/match.py): the controller keeps and journals it."""
+        return getattr(self.view, "match", None)
 
     def t(self, key: str, default: str | None = None, **args: object) -> str:
         return self.texts.get(key, default, **args)

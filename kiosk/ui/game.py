@@ -173,8 +173,6 @@ class GameScreen(BaseScreen):
 
     def record_finished(self, ctx: UiContext) -> None:
         view = ctx.view
-        if ctx.match is not None:
-            ctx.match.record(view)
         if view.board is not None:
             ctx.finished_moves = list(view.board.move_stack)
             ctx.finished_variant = view.variant
@@ -674,8 +672,7 @@ class GameScreen(BaseScreen):
         return go
 
     def next_match_game(self, ctx: UiContext) -> None:
-        """The next game of a York match: sides swapped, new cards; it starts once the board is reset."""
-        ctx.match.next_game()
+        """The next game of a York match: the controller swaps the sides and deals new cards."""
         ctx.navigate("start", next_game=True)
 
     def leave(self, ctx: UiContext, where: str, **kwargs: Any) -> None:

@@ -73,13 +73,7 @@ def game_view(plies: int = 22, **changes: Any) -> ControllerView:
     for text in DEMO_GAME[:plies]:
         last = board.parse_move(text)
         captures = tuple(board.push(last))
-    start = Board("copenhagen").pieces()
-    now = board.pieces()
-
-    def count(pieces: dict, code: str) -> int:
-        return sum(1 for p in pieces.values() if str(getattr(p, "value", p)) == code)
-
-    captured = {"attackers": count(start, "T") - count(now, "T"), "defenders": count(start, "t") - count(now, "t")}
+    captured = {side.value: n for side, n in board.captured_counts().items()}     # the engine's count
     base = ControllerView(state="visitor_turn", variant="copenhagen", board=board, visitor_side=Side.DEFENDERS,
                           level="medium", last_move=last, last_captures=captures, announcements=(),
                           robot_activity=IDLE_ACTIVITY, progress=0.0, fix_squares={}, message=None, message_args={},
@@ -164,16 +158,17 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
         def prepare(app: Any) -> None:
             import random
 
-            from kiosk.ui.match import Match
+            from kiosk.match import Match
 
-            app.ctx.match = Match.new("five_point", "york", Side.DEFENDERS, random.Random(7))
+            match = Match.new("five_point", "york", Side.DEFENDERS, random.Random(7))
             board = Board("york")
             if over:
                 board = Board.from_otn("york", "/3t7/11/2t4t3/11/5T5/11/4t6/11/3t4t2/11/1K9/", turn=Side.ATTACKERS)
+                match.record(board, Outcome(Side.DEFENDERS, "king_escaped"))     # the controller scores it
             view = replace(game_view(0), variant="york", board=board, last_move=None, last_captures=(),
                            visitor_side=Side.DEFENDERS, level="easy",
                            state="game_over" if over else "thinking",
-                           outcome=Outcome(Side.DEFENDERS, "king_escaped") if over else None)
+                           outcome=Outcome(Side.DEFENDERS, "king_escaped") if over else None, match=match)
             at(app, "game", view)
         return prepare
 

@@ -19,7 +19,7 @@ from engine import Board, Side
 from kiosk.ui import palette
 from kiosk.ui.board_view import BoardGeometry, draw_board, draw_pieces, draw_piece
 from kiosk.ui.context import BaseScreen, GameRequest, UiContext
-from kiosk.ui.match import MATCH_FORMATS, Match
+from kiosk.match import MATCH_FORMATS
 from kiosk.ui.widgets import draw_button, draw_paragraph, draw_text, fit_font, icon_arrow, icon_book
 
 LEVELS = ("easy", "medium", "hard")
@@ -65,15 +65,15 @@ class StartScreen(BaseScreen):
         self.error = None
         self.lots = False
         if kwargs.get("next_game") and ctx.match is not None and ctx.request is not None:
-            request = GameRequest(ctx.request.variant, dict(ctx.request.options), Side(ctx.match.visitor_side()),
-                                  ctx.request.level)
+            # the controller swaps the sides and deals the cards (kiosk/match.py)
+            request = GameRequest(ctx.request.variant, dict(ctx.request.options), ctx.match.visitor_side(),
+                                  ctx.request.level, match="next")
             ctx.request = self.pending = request
             self.page = "level"
             self.try_start(ctx)
             return
         if kwargs.get("repeat") and ctx.request is not None:
             # "Play again": the same game, side and level, straight away (no questions again).
-            ctx.match = None
             self.variant = ctx.request.variant
             self.side = str(getattr(ctx.request.visitor_side, "value", ctx.request.visitor_side))
             ctx.request = self.pending = GameRequest(ctx.request.variant, dict(ctx.request.options),
@@ -81,8 +81,6 @@ class StartScreen(BaseScreen):
             self.page = "level"
             self.try_start(ctx)
             return
-        if not kwargs.get("keep_match"):
-            ctx.match = None
         variants = installed_variants(ctx.config)
         if len(variants) == 1:
             self.variant = variants[0]
@@ -103,7 +101,6 @@ class StartScreen(BaseScreen):
     def choose_two_players(self, ctx: UiContext) -> None:
         """Two visitors play each other; the robot referees (no level to choose, no rewards)."""
         assert self.variant is not None
-        ctx.match = None
         request = GameRequest(self.variant, {}, Side.ATTACKERS, "easy", mode="referee")
         ctx.request = self.pending = request
         self.try_start(ctx)
@@ -115,10 +112,8 @@ class StartScreen(BaseScreen):
 
     def choose_level(self, ctx: UiContext, level: str) -> None:
         assert self.variant is not None and self.side is not None
-        request = GameRequest(self.variant, {}, Side(self.side), level)
+        request = GameRequest(self.variant, {}, Side(self.side), level, match=self.match_format)
         ctx.request = request
-        ctx.match = Match.new(self.match_format, self.variant, request.visitor_side, self.rng) \
-            if self.match_format != "single" else None
         self.pending = request
         self.try_start(ctx)
 
@@ -131,9 +126,11 @@ class StartScreen(BaseScreen):
             return
         request = self.pending
         try:
-            extra = {"mode": request.mode} if request.mode != "visitor" else {}
+            # a single game against the robot is the controller's default: only a match or a mode is named
+            extra = (request.match,) if request.match != "single" else ()
+            mode = {"mode": request.mode} if request.mode != "visitor" else {}
             ctx.controller.start_game(request.variant, dict(request.options), request.visitor_side, request.level,
-                                      **extra)
+                                      *extra, **mode)
         except (RuntimeError, ValueError) as exc:
             self.error = str(exc)
             self.pending = None

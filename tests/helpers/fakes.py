@@ -10,6 +10,7 @@ process) is tested in tests/test_simulation_*.py.
 from __future__ import annotations
 
 import random
+from typing import Any
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -62,6 +63,11 @@ class WorldGantry(GantryPort):
     queue: list = field(default_factory=list)
     fail_next: str | None = None
     carried: list = field(default_factory=list)
+    ledger: Any = None                 # the kiosk's robot.ledger.Ledger, booked as the real gantry does
+    ledger_path: str | None = None
+
+    def use_ledger(self, ledger: Any, path: str) -> None:
+        self.ledger, self.ledger_path = ledger, path
 
     @property
     def busy(self) -> bool:
@@ -71,6 +77,9 @@ class WorldGantry(GantryPort):
         self.world.use_variant(variant)
 
     def submit(self, job: int, transfers: list[Transfer], places: dict | None = None) -> None:
+        if self.ledger is not None and self.ledger.pending is None:
+            # the camera's squares into the ledger, as the gantry adapter's begin() does
+            self.ledger.replace_board({loc: p for loc, p in (places or {}).items() if isinstance(loc, int)})
         self.queue.append(("carry", job, list(transfers), 0))
 
     def home(self, job: int) -> None:
@@ -96,6 +105,10 @@ class WorldGantry(GantryPort):
         table.magnet_on(x + t.offset_mm[0], y + t.offset_mm[1])
         table.magnet_move(*self.world.position_of(t.dst))
         table.magnet_off()
+        if self.ledger is not None:
+            self.ledger.put(t.src, None)
+            self.ledger.put(t.dst, t.piece.value)
+            self.ledger.save(self.ledger_path)
         self.carried.append(t)
         self.queue[0] = (kind, job, transfers, i + 1)
         return [GantryEvent(GantryEventKind.STEP, job, i, len(transfers), transfer=t)]
@@ -155,7 +168,7 @@ def real_gantry_chain(tmp_path, speed_factor: float = 25.0):
     world.fill_storage("copenhagen")
     sim = GrblSimulator(config, speed_factor=speed_factor, world=world, layout=world.layout)
     sim.start()
-    mover = GantryMover(config, port_provider=lambda: sim.port or "", state_dir=str(tmp_path),
+    mover = GantryMover(config, port_provider=lambda: sim.port or "",
                         board_name=world.board_name)
     gantry = GantryThread(mover)
     try:
