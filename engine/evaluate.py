@@ -101,8 +101,9 @@ class EvalWeights:
 #: 19), Hard against OpenTafl's AI at 2 s per move, the referee ignoring repetition
 #: (bench/otep_match.py --time 2 --no-repetition-end --seed 19, 20 games, sides
 #: swapped): +15 =5 -0, 0.88; as attackers 7.5/10 (+5 =5 -0, the draws at the
-#: 200-ply cap), as defenders 10/10. The earlier evaluation, at 5 s: as attackers
-#: 2 wins, 1 draw, 6 losses of 9.
+#: 200-ply cap), as defenders 10/10. At 5 s (--seed 23, only 7 games in the time
+#: left): 4.0/7, as attackers 1/4, as defenders 3/3. The earlier evaluation, at
+#: 5 s: as attackers 2 wins, 1 draw, 6 losses of 9.
 CORNER_WEIGHTS = EvalWeights(
     attacker=100.0, defender=190.0,
     route1=900.0, route2=80.0, route2_cap=8, fork=450.0,

@@ -85,8 +85,9 @@ class Level:
 #   attacking evaluation (sealed corners, the king's region; engine/evaluate.py)
 #   changed every level (bench/visitor_players.py --games 40 --seed 1):
 #   beginner vs Easy 0.49 (as attackers 5.5/40, as defenders 33.5/40), casual vs
-#   Easy 0.63 (12.0/40, 38.5/40), beginner vs Medium 0.27 (0.0/40, 21.5/40).
-#   Against Hard (4 s, --seed 2): beginner 0/12.
+#   Easy 0.63 (12.0/40, 38.5/40), beginner vs Medium 0.27 (0.0/40, 21.5/40),
+#   casual vs Medium 0.39 (8.5/40, 23.0/40: a little under half, noise 60 kept).
+#   Against Hard (4 s, --seed 2): beginner 0/12, casual 0/4.
 # - Hard: full iterative deepening within its time budget (depth 5 from the
 #   start position in 4 s on one core of the development machine).
 DEFAULT_LEVELS: dict[str, Level] = {
