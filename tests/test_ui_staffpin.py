@@ -20,7 +20,11 @@ FAST = 10_000          # the fewest iterations a config may use: quick tests
 def test_hash_and_verify():
     stored = hash_pin("4711", iterations=FAST)
     assert stored.startswith("pbkdf2_sha256$10000$")
-    assert "4711" not in stored
+    algorithm, iterations, salt, digest = stored.split("$")
+    # the PIN itself is never stored: only a 16-byte salt and a 32-byte digest, in hex (random hex may
+    # contain "4711" by chance, so the fields are checked, not the text)
+    assert (algorithm, iterations) == ("pbkdf2_sha256", "10000")
+    assert len(bytes.fromhex(salt)) == 16 and len(bytes.fromhex(digest)) == 32
     assert verify_pin("4711", stored)
     assert not verify_pin("4712", stored)
     assert not verify_pin("", stored)

@@ -150,14 +150,14 @@ class BoardReader:
         temper *= 1.0 + np.maximum(0.0, glare.share - VEIL_SHARE) * VEIL_SCALE
         probs = self.classifier.probabilities(feats.values, self.marked, temper=temper, crown=feats.crown)
         outline = self.outline.measure(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), feats.top_px)
-        evidence = DiscEvidence.of(outline, feats.wood_lum, feats.line_lum, glare.share)
+        evidence = DiscEvidence.of(outline, feats.wood_lum, glare.share)
         probs = pieces_need_a_rim(probs, evidence, outline.lift)
         # under a bright veil, or on wood this close to white (a piece's rim may
         # be lost in the glare), neither "a piece" nor "no piece" is sure from
         # the colour; the veil's doubt goes where the disc's shape plainly agrees
         dazzled = feats.wood_lum > DAZZLED_WOOD_LEVEL
         doubt = np.clip((glare.share - VEIL_SHARE) / VEIL_DOUBT_SPAN, 0.0, VEIL_DOUBT_MAX)
-        doubt *= 1.0 - shape_agreement(probs, evidence)
+        doubt *= 1.0 - shape_agreement(probs, evidence, feats.wood_lum, feats.line_lum, outline.noise)
         doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]
         probs = (1.0 - doubt) * probs + doubt / probs.shape[1]
         blown = feats.saturated

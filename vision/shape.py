@@ -91,23 +91,12 @@ DARK_RIM_LOW, DARK_RIM_HIGH = 0.25, 0.5
 # noise sigmas, none to all) and is a real share of the wood's brightness
 # (SEEN_REL: grain, a plank's edge and JPEG stay below it).
 SEEN_SNR = (3.0, 6.0)
-# A step below ABSENT_SNR noise sigmas is no disc at all (none to all between it and SEEN_SNR's start).
-ABSENT_SNR = 1.0
 SEEN_REL = (0.03, 0.08)
 SEEN_REL_DARK = (0.04, 0.10)
 # A "light piece" darker than the wood round it by more than DARKER_THAN_WOOD
 # grey levels is a dark piece under glare; one darker by NOT_LIGHTER is no light piece.
 DARKER_THAN_WOOD = 10.0
 NOT_LIGHTER = 3.0
-# Where the camera could have seen a piece: a veil adds light to wood, lines
-# and pieces alike and leaves their differences, so the grid lines' step
-# below the wood (lens blur included) says how plainly the steps of that
-# square come through. An ivory piece stands above its wood by at least
-# LINE_SHARE of that step (docs/hardware.md: ivory on light wood, dark lines).
-LINE_SHARE = 0.5
-# Where the wood is this bright (grey level, none to all) the sensor nears
-# clipping, and a piece's rim may be lost in it.
-NEAR_CLIPPING = (215.0, 235.0)
 # An "empty" square with a clear rim all round gives up to this share to the piece it shows.
 EMPTY_RIM_DOUBT = 0.5
 # A piece's share where no disc stood out of the noise: this much of it goes,
@@ -127,12 +116,9 @@ class DiscEvidence:
     light_rim: np.ndarray      # ... and has a piece's sharp rim
     dark_seen: np.ndarray
     dark_rim: np.ndarray
-    visible: np.ndarray        # an ivory piece here would have stood plainly out (see LINE_SHARE)
-    snr: np.ndarray            # the disc's step (inside minus outside) in noise sigmas
 
     @classmethod
-    def of(cls, outline: Outline, wood_lum: np.ndarray, line_lum: np.ndarray,
-           veil_share: np.ndarray | None = None) -> "DiscEvidence":
+    def of(cls, outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray | None = None) -> "DiscEvidence":
         """`veil_share`: the glare's share of the wood's light (vision/glare.py). A veil adds
         light to piece and wood alike and leaves their difference as it was, so the
         step is compared with the wood's own brightness under it."""
@@ -143,10 +129,7 @@ class DiscEvidence:
         return cls(light_seen=_ramp(snr, *SEEN_SNR) * _ramp(rel, *SEEN_REL),
                    light_rim=_ramp(outline.sharpness, RIM_LOW, RIM_HIGH),
                    dark_seen=_ramp(-snr, *SEEN_SNR) * _ramp(-rel, *SEEN_REL_DARK),
-                   dark_rim=_ramp(outline.sharpness_dark, DARK_RIM_LOW, DARK_RIM_HIGH),
-                   visible=(_ramp(LINE_SHARE * (wood_lum - line_lum) / noise, *SEEN_SNR)
-                            * (1.0 - _ramp(wood_lum, *NEAR_CLIPPING))),
-                   snr=snr)
+                   dark_rim=_ramp(outline.sharpness_dark, DARK_RIM_LOW, DARK_RIM_HIGH))
 
 
 def pieces_need_a_rim(probs: np.ndarray, ev: DiscEvidence, lift: np.ndarray) -> np.ndarray:
@@ -157,12 +140,8 @@ def pieces_need_a_rim(probs: np.ndarray, ev: DiscEvidence, lift: np.ndarray) -> 
     and has no rim (a veil, a shadow's edge) the piece's share goes to the
     empty square (a "light piece" clearly darker than its surroundings is a
     dark piece under glare: to the attacker). Where nothing stood out of the
-    noise although a piece there would have (`visible`), and the step is
-    within the noise (ABSENT_SNR), there is none: the share goes to the
-    empty square. Where the camera could not have seen it
-    either (near clipping, too dim) it cannot tell: UNSEEN_DOUBT of the share
-    goes, so a square read "surely a piece" from its colour alone is held
-    back rather than guessed.
+    noise the camera cannot tell: UNSEEN_DOUBT of the share goes, so a square read
+    "surely a piece" from its colour alone is held back rather than guessed.
     The other way, an "empty" square with a plain rim all round keeps only
     half of its share. The king is left alone: his gold crown may be darker
     than the wood, and he is found by it (vision/classifier.py).
@@ -171,15 +150,13 @@ def pieces_need_a_rim(probs: np.ndarray, ev: DiscEvidence, lift: np.ndarray) -> 
     e, a, d = int(SquareClass.EMPTY), int(SquareClass.ATTACKER), int(SquareClass.DEFENDER)
     out = probs.copy()
     rows = np.arange(len(out))
-    absent_light = 1.0 - _ramp(ev.snr, ABSENT_SNR, SEEN_SNR[0])
-    absent_dark = 1.0 - _ramp(-ev.snr, ABSENT_SNR, SEEN_SNR[0])
-    keep_d = ev.light_seen * ev.light_rim + (1.0 - ev.light_seen) * (1.0 - UNSEEN_DOUBT) * (1.0 - ev.visible * absent_light)
+    keep_d = ev.light_seen * ev.light_rim + (1.0 - ev.light_seen) * (1.0 - UNSEEN_DOUBT)
     keep_d = np.where(lift < -NOT_LIGHTER, 0.0, keep_d)
     moved = out[:, d] * (1.0 - keep_d)
     out[:, d] -= moved
     to = np.where(lift < -DARKER_THAN_WOOD, a, e)
     out[rows, to] += moved
-    keep_a = ev.dark_seen * ev.dark_rim + (1.0 - ev.dark_seen) * (1.0 - UNSEEN_DOUBT) * (1.0 - ev.visible * absent_dark)
+    keep_a = ev.dark_seen * ev.dark_rim + (1.0 - ev.dark_seen) * (1.0 - UNSEEN_DOUBT)
     moved = out[:, a] * (1.0 - keep_a)
     out[:, a] -= moved
     out[:, e] += moved
@@ -190,7 +167,19 @@ def pieces_need_a_rim(probs: np.ndarray, ev: DiscEvidence, lift: np.ndarray) -> 
     return out
 
 
-def shape_agreement(probs: np.ndarray, ev: DiscEvidence) -> np.ndarray:
+# Where the camera could have seen a piece: a veil adds light to wood, lines
+# and pieces alike and leaves their differences, so the grid lines' step
+# below the wood (lens blur included) says how plainly the steps of that
+# square come through. An ivory piece stands above its wood by at least
+# LINE_SHARE of that step (docs/hardware.md: ivory on light wood, dark lines).
+LINE_SHARE = 0.5
+# Where the wood is this bright (grey level, none to all) the sensor nears
+# clipping, and a piece's rim may be lost in it.
+NEAR_CLIPPING = (215.0, 235.0)
+
+
+def shape_agreement(probs: np.ndarray, ev: DiscEvidence, wood_lum: np.ndarray,
+                    line_lum: np.ndarray, noise: float) -> np.ndarray:
     """Per square (0..1), how plainly the disc the camera saw confirms the square's reading.
 
     A veil of glare takes the colour's word away (vision/reader.py), not the
@@ -202,7 +191,9 @@ def shape_agreement(probs: np.ndarray, ev: DiscEvidence) -> np.ndarray:
     """
     from vision.position import SquareClass
     label = probs.argmax(1)
-    empty = (1.0 - np.maximum(ev.light_seen, ev.dark_seen)) * ev.visible
+    visible = _ramp(LINE_SHARE * (wood_lum - line_lum) / max(noise, 0.5), *SEEN_SNR)
+    visible *= 1.0 - _ramp(wood_lum, *NEAR_CLIPPING)
+    empty = (1.0 - np.maximum(ev.light_seen, ev.dark_seen)) * visible
     light, dark = ev.light_seen * ev.light_rim, ev.dark_seen * ev.dark_rim
     return np.select([label == int(SquareClass.EMPTY), label == int(SquareClass.ATTACKER)], [empty, dark],
                      default=light)
