@@ -209,6 +209,8 @@ class Autoplay:
             time.sleep(0.01)
         else:
             result.notes.append(f"timed out in {self.rig.controller.view().state}")
+            # counted as lost; the next game starts on a fresh table, as staff would restart a stuck kiosk
+            self._recover_after_crash()
         result.seconds = time.monotonic() - start
         if injected:
             result.notes.append("faults " + ", ".join(f"{k} {v}" for k, v in sorted(injected.items())))
