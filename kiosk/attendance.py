@@ -92,5 +92,6 @@ class Attendance:
         if self.call(c.state, now) == Call.STAFF:
             from kiosk.robot_jobs import squares_json
 
-            where = ", ".join(k for k, v in squares_json(c.fix_squares, c.board_size()).items() if v)
+            # every square a person must touch: a piece to put on or one to take off
+            where = ", ".join(squares_json(c.fix_squares, c.board_size()))
             c.staff.call_staff(c.message or "place_piece", where)

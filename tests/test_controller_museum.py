@@ -7,7 +7,7 @@ import logging
 from engine import Piece, Side
 
 from kiosk.session import result_of
-from tests.helpers.rig import Rig, play_game as play
+from tests.helpers.rig import Rig, play_game as play, one_move_in
 
 
 STEP = 0.1
@@ -24,15 +24,6 @@ def play_game(rig: Rig, visitor_side: Side) -> None:
     """A visitor who captures whenever they can and takes the captured pieces off into the tray."""
     play(rig, visitor_side, prefer_captures=True)
 
-
-def one_move_in(tmp_path, seed: int) -> Rig:
-    """A game with the visitor's first move played, the visitor to move again."""
-    rig = Rig(tmp_path, seed=seed)
-    rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
-    rig.run_until({"visitor_turn"})
-    rig.visitor_random_move()
-    rig.run_until({"visitor_turn"})
-    return rig
 
 
 def put_tray_pieces_on_free_squares(rig: Rig) -> int:

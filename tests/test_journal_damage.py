@@ -12,7 +12,7 @@ from engine import Board, Side
 
 from kiosk import notices
 from kiosk.journal import CURRENT_NAME, Journal, read_journal, read_records
-from tests.helpers.rig import Rig
+from tests.helpers.rig import Rig, one_move_in
 
 
 @pytest.fixture(autouse=True)
@@ -174,18 +174,9 @@ def test_a_garbled_game_started_line_means_the_game_is_lost(tmp_path):
     assert "lost" in notices.current()[0].action
 
 
-def game_in_progress(tmp_path, seed: int) -> Rig:
-    """A controller with one visitor move and the robot's reply played, the visitor to move."""
-    rig = Rig(tmp_path, seed=seed)
-    rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
-    rig.run_until({"visitor_turn"})
-    rig.visitor_random_move()
-    rig.run_until({"visitor_turn"})
-    return rig
-
 
 def test_controller_declares_a_lost_game_and_clears_the_board(tmp_path):
-    rig = game_in_progress(tmp_path, seed=4)
+    rig = one_move_in(tmp_path, seed=4)
     path = rig.state_dir / CURRENT_NAME
     data = path.read_bytes()
     path.write_bytes(b"\xff" + data[1:])              # the game_started line is garbled
@@ -198,7 +189,7 @@ def test_controller_declares_a_lost_game_and_clears_the_board(tmp_path):
 
 
 def test_controller_resumes_the_prefix_when_the_camera_agrees(tmp_path):
-    rig = game_in_progress(tmp_path, seed=5)
+    rig = one_move_in(tmp_path, seed=5)
     ply = rig.ctrl.view().ply
     path = rig.state_dir / CURRENT_NAME
     path.write_bytes(path.read_bytes() + b'{"seq":999,"kind":"sta')     # a torn last line
@@ -272,7 +263,7 @@ def test_a_damaged_mark_is_set_aside_and_named(tmp_path):
 
 
 def test_controller_declares_a_game_lost_when_its_journal_was_deleted_and_clears_the_board(tmp_path):
-    rig = game_in_progress(tmp_path, seed=7)
+    rig = one_move_in(tmp_path, seed=7)
     assert rig.world.square_pieces()
     (rig.state_dir / CURRENT_NAME).unlink()
     rig.ctrl = rig.make()

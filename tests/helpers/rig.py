@@ -73,3 +73,13 @@ def play_game(rig: Rig, visitor_side: Side, max_plies: int = 400, prefer_capture
             return
         rig.visitor_random_move(prefer_captures=prefer_captures)
     raise AssertionError("game did not end")
+
+
+def one_move_in(tmp_path, seed: int) -> Rig:
+    """A Copenhagen game with the visitor's first move and the robot's reply played, the visitor to move."""
+    rig = Rig(tmp_path, seed=seed)
+    rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
+    rig.run_until({"visitor_turn"})
+    rig.visitor_random_move()
+    rig.run_until({"visitor_turn"})
+    return rig
