@@ -29,6 +29,7 @@ from kiosk.record import (
 from kiosk.record_key import KEY_FILE, load_or_create, parse_public_key
 from kiosk.rewards import Unlocks
 from kiosk.ui import qr
+from vision.qr_read import read_qr
 
 BASE = "https://museum.example/tafl/"
 
@@ -89,7 +90,8 @@ def test_a_200_ply_game_is_small_and_its_qr_reads_back(tmp_path):
     assert code.version <= 17
     image = np.pad(np.where(np.array(qr.encode(url), bool), 0, 255).astype(np.uint8), 4, constant_values=255)
     image = cv2.resize(image, None, fx=6, fy=6, interpolation=cv2.INTER_NEAREST)
-    assert cv2.QRCodeDetector().detectAndDecode(image)[0] == url
+    reading = read_qr(image)      # as the kiosk's camera path reads it: the pattern differs per run (key, date)
+    assert reading is not None and reading.text == url
     assert verify_url(url, [key.public_bytes]).valid
 
 
