@@ -15,7 +15,7 @@ import pygame
 
 from kiosk.ui import palette, teach_panel
 from kiosk.ui.avatar import draw_robot, draw_visitor
-from kiosk.ui.board_view import (BoardGeometry, draw_board, draw_move_arrow, draw_piece, marked_squares,
+from kiosk.ui.board_view import (ScreenBoard, draw_board, draw_move_arrow, draw_piece, marked_squares,
                                  piece_code, square_name)
 from kiosk.ui.context import BaseScreen, UiContext
 from kiosk.ui.errors import active_error, draw_error_panel, draw_fix_marks, robot_activity_text
@@ -90,7 +90,7 @@ class GameScreen(BaseScreen):
         self.selected: int | None = None
         self.cursor: int | None = None
         self.confirm: str | None = None          # "resign" | "end" while asking
-        self.geom: BoardGeometry | None = None
+        self.geom: ScreenBoard | None = None
         self.seen_active = False
         self.camera_bad_since: float | None = None
         self.pending_since: float | None = None
@@ -255,7 +255,7 @@ class GameScreen(BaseScreen):
         board = view.board if view is not None else None
         size = board.size if board is not None else (9 if variant == "tablut" else 11)
         spec = ctx.board_spec_for(variant)
-        self.geom = geom = BoardGeometry(board_rect, size)
+        self.geom = geom = ScreenBoard(board_rect, size)
         draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb, marked_squares(size))
         phase = ctx.now
         error = active_error(view, 0 if self.camera_bad_since is None else ctx.now - self.camera_bad_since)

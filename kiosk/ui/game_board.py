@@ -11,7 +11,7 @@ from typing import Any, Callable
 import pygame
 
 from kiosk.ui import palette, teach_panel
-from kiosk.ui.board_view import (BoardGeometry, draw_capture_mark, draw_cursor, draw_dot, draw_move_arrow,
+from kiosk.ui.board_view import (ScreenBoard, draw_capture_mark, draw_cursor, draw_dot, draw_move_arrow,
                                  draw_piece, draw_pieces, outline_square)
 from kiosk.ui.context import UiContext
 from kiosk.ui.widgets import draw_panel, draw_progress, draw_text
@@ -24,7 +24,7 @@ def card_values(match: Any) -> dict[str, str | None]:
     return {edge: match.last_cards.get(edge) or own.get(edge) for edge in ("north", "east", "south", "west")}
 
 
-def draw_position(surface: pygame.Surface, ctx: UiContext, geom: BoardGeometry, selected: int | None,
+def draw_position(surface: pygame.Surface, ctx: UiContext, geom: ScreenBoard, selected: int | None,
                   cursor: int | None, targets_of: Callable[[int], list[int]]) -> None:
     """The pieces with the last move, its captures and the teaching marks; the selected piece
     lifted with the dots of its moves (`targets_of`), the keyboard's cursor."""
@@ -53,7 +53,7 @@ def draw_position(surface: pygame.Surface, ctx: UiContext, geom: BoardGeometry, 
     if cursor is not None and ctx.world is not None:
         draw_cursor(surface, geom, cursor, ctx.now)
 
-def draw_cards(surface: pygame.Surface, ctx: UiContext, geom: BoardGeometry) -> None:
+def draw_cards(surface: pygame.Surface, ctx: UiContext, geom: ScreenBoard) -> None:
     """York card match: a card by the middle of each edge; face down to a defending visitor
     until the game ends, face up to an attacking one (they are the visitor's own cards)."""
     match = ctx.match
