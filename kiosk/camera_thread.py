@@ -32,7 +32,14 @@ class Frame:
     repeat: bool = False     # the very same picture as the previous frame (a simulated still scene)
 
 
-class FrameSource(Protocol):
+class FrameFeed(Protocol):
+    """The frames the kiosk reads the board from, each with its time, for the board in use.
+
+    Not a second notion of a camera: a camera is vision.sources.FrameSource (vision owns
+    it), which kiosk/vision_adapter.py's UvcFrameSource turns into a feed; SimFrameSource
+    renders the simulated world instead. The feed adds what the kiosk needs on top: the
+    board in use (`use_board`) and whether a frame repeats the previous picture."""
+
     def grab(self) -> Frame | None:
         """The next frame, or None if the camera delivered none (may block briefly)."""
 
@@ -50,7 +57,7 @@ class FrameReader(Protocol):
 class CameraThread(CameraPort):
     """CameraPort: a daemon thread turning frames into readings."""
 
-    def __init__(self, source: FrameSource, reader: FrameReader, *, max_fps: float = 15.0,
+    def __init__(self, source: FrameFeed, reader: FrameReader, *, max_fps: float = 15.0,
                  dropout_s: float = 1.0, clock: Callable[[], float] = time.monotonic,
                  threaded: bool = True) -> None:
         self.source, self.reader = source, reader

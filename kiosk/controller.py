@@ -97,6 +97,9 @@ class GameController:
         self.staff = StaffOps(self)
         self.teacher = Teacher.from_config(config)      # kiosk/teaching.py: reasons and hints
         self.exhibit = Exhibit(self)                    # kiosk/exhibit.py: self-play and referee
+        # the exhibit's commands (kiosk/exhibit.py), offered on the controller as the screens know it
+        self.set_attract, self.set_selfplay = self.exhibit.set_attract, self.exhibit.set_selfplay
+        self.handover = self.exhibit.choose
         self._damage_check = False                      # resumed from a damaged journal: camera must agree
         self._paused_from = State.VERIFY
         # staff commands (kiosk/staff_ops.py), offered on the controller as the screens know it
@@ -190,18 +193,6 @@ class GameController:
         self.exhibit.touched()                          # a self-play game stops for the visitor
         if self.state == State.PAUSED:
             self.continue_game()
-
-    def set_attract(self, showing: bool) -> None:
-        """The screen shows (or left) attract mode: idle there, the robot may play itself."""
-        self.exhibit.attract = bool(showing)
-
-    def set_selfplay(self, on: bool) -> None:
-        """Staff switch the robot's self-play in attract mode on or off (kept across restarts)."""
-        self.exhibit.set_selfplay(on)
-
-    def handover(self, choice: str) -> None:
-        """The visitor's answer when self-play stopped: "take_over" or "start_fresh"."""
-        self.exhibit.choose(choice)
 
     def stop(self) -> None:
         """Orderly shutdown of the controller's helpers (not used on a power cut)."""

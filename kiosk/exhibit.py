@@ -129,6 +129,10 @@ class Exhibit:
         if not on and s is not None and s.mode == "selfplay" and self.c.state not in (State.GAME_OVER, State.IDLE):
             self._end_selfplay()
 
+    def set_attract(self, showing: bool) -> None:
+        """The screen shows (or left) attract mode: idle there, the robot may play itself."""
+        self.attract = bool(showing)
+
     def quiet_now(self) -> bool:
         now = self.wall_clock()
         return is_quiet(self.cfg.quiet_hours, now.hour * 60 + now.minute)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 import numpy as np
 
@@ -33,6 +33,9 @@ from engine import Piece
 from kiosk.camera_thread import Frame
 from kiosk.ports import CameraReading
 from kiosk.simworld import WorldSnapshot
+
+if TYPE_CHECKING:
+    from vision.sources import FrameSource
 
 log = logging.getLogger("kiosk.vision")
 
@@ -91,7 +94,7 @@ class WorldView(Protocol):
 
 
 class SimFrameSource:
-    """FrameSource that renders the simulated world (see the module docstring)."""
+    """FrameFeed that renders the simulated world (see the module docstring)."""
 
     def __init__(self, world: WorldView, config: Config, *, seed: int = 0, condition: str = "museum",
                  still_period_s: float = 2.0, frame_period_s: float = 0.1, settle_s: float = 0.12,
@@ -201,13 +204,16 @@ class SimFrameSource:
 
 
 class UvcFrameSource:
-    """FrameSource on the real camera: vision.sources.CameraSource (reopens after a dropout)."""
+    """FrameFeed on a camera as vision owns it (vision.sources.FrameSource): by default the
+    real one, vision.sources.CameraSource (reopens after a dropout)."""
 
-    def __init__(self, config: Config) -> None:
-        from vision.sources import CameraSource
+    def __init__(self, config: Config, source: FrameSource | None = None) -> None:
+        if source is None:
+            from vision.sources import CameraSource
 
-        cam = config.camera
-        self.source = CameraSource(cam.device, cam.width, cam.height, cam.fps)
+            cam = config.camera
+            source = CameraSource(cam.device, cam.width, cam.height, cam.fps)
+        self.source: FrameSource = source
 
     def use_board(self, board_name: str, variant: str) -> None:
         pass

@@ -46,9 +46,9 @@ def test_attract_shows_the_selfplay_game_live_and_narrates_it(tmp_path):
     rect = app.current.board_rect
     demo_start = Board("copenhagen").pieces()
     live = view.board.pieces()
-    from kiosk.ui.board_view import BoardGeometry
+    from kiosk.ui.board_view import ScreenBoard
 
-    geom = BoardGeometry(rect, 11, coordinates=False)
+    geom = ScreenBoard(rect, 11, coordinates=False)
     moved_in = [sq for sq in live if sq not in demo_start]
     moved_out = [sq for sq in demo_start if sq not in live]
     assert moved_in and moved_out

@@ -19,7 +19,7 @@ from kiosk.rewards import verify_code
 from kiosk.simworld import SimWorld
 from kiosk.ui import palette
 from kiosk.ui.game import split_rects
-from kiosk.ui.board_view import BoardGeometry
+from kiosk.ui.board_view import ScreenBoard
 from kiosk.ui.screenshots import game_view, idle_view
 from tests.helpers.ui import PIN, SECRET, clean_queue, click, count_colour, find_button, frame, key, make_app, make_config  # noqa: F401 - clean_queue is an autouse fixture
 
@@ -321,7 +321,7 @@ def test_a_running_game_takes_over_from_attract(tmp_path):
 
 
 def test_board_geometry_round_trip():
-    geom = BoardGeometry(pygame.Rect(10, 10, 440, 440), 11)
+    geom = ScreenBoard(pygame.Rect(10, 10, 440, 440), 11)
     for sq in range(121):
         assert geom.square_at(geom.centre(sq)) == sq
     assert geom.square_at((0, 0)) is None

@@ -18,7 +18,7 @@ import pygame
 
 from engine import Board
 from kiosk.ui import palette
-from kiosk.ui.board_view import BoardGeometry, draw_board, draw_capture_mark, draw_piece, draw_pieces, outline_square
+from kiosk.ui.board_view import ScreenBoard, draw_board, draw_capture_mark, draw_piece, draw_pieces, outline_square
 from kiosk.ui.context import BaseScreen, UiContext
 from kiosk.ui.widgets import draw_button, draw_paragraph, draw_text, fit_font, icon_book, icon_play
 
@@ -195,7 +195,7 @@ class AttractScreen(BaseScreen):
     def draw_live(self, surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect, view: Any) -> None:
         """The robot's self-play on the real board, as the camera confirmed it (kiosk/exhibit.py)."""
         spec = ctx.board_spec_for(view.variant)
-        geom = BoardGeometry(rect, view.board.size, coordinates=False)
+        geom = ScreenBoard(rect, view.board.size, coordinates=False)
         draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb)
         move = view.last_move
         if move is not None:
@@ -210,7 +210,7 @@ class AttractScreen(BaseScreen):
         variant = replay.variant if replay is not None else DEMO_VARIANT
         spec = ctx.board_spec_for(variant)
         size = replay.board.size if replay is not None else spec.squares
-        geom = BoardGeometry(rect, size, coordinates=False)
+        geom = ScreenBoard(rect, size, coordinates=False)
         draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb)
         if replay is None:
             return

@@ -50,8 +50,9 @@ def square_name(sq: int, size: int) -> str:
 
 
 @dataclass(frozen=True)
-class BoardGeometry:
-    """Where the squares of a ``size`` board are inside ``rect`` (a square area incl. coordinates)."""
+class ScreenBoard:
+    """Where the squares of a ``size`` board are inside ``rect`` (a square area incl. coordinates)
+    on the screen, in pixels; the physical board in millimetres is calibration.geometry.BoardGeometry."""
 
     rect: pygame.Rect
     size: int
@@ -101,7 +102,7 @@ def _fast(surface: pygame.Surface) -> pygame.Surface:
     return surface.convert_alpha() if pygame.display.get_surface() is not None else surface
 
 
-def draw_board(surface: pygame.Surface, geom: BoardGeometry, wood: RGB, line: RGB, marked_rgb: RGB,
+def draw_board(surface: pygame.Surface, geom: ScreenBoard, wood: RGB, line: RGB, marked_rgb: RGB,
                marked: set[int] | None = None) -> None:
     """The wooden board with grid, marked squares and (optionally) file/rank letters.
 
@@ -118,14 +119,14 @@ def draw_board(surface: pygame.Surface, geom: BoardGeometry, wood: RGB, line: RG
             _BOARD_CACHE.clear()
         pad = 8
         cached = pygame.Surface((geom.rect.width + 2 * pad, geom.rect.height + 2 * pad), pygame.SRCALPHA)
-        local = BoardGeometry(pygame.Rect(pad, pad, geom.rect.width, geom.rect.height), geom.size, geom.coordinates)
+        local = ScreenBoard(pygame.Rect(pad, pad, geom.rect.width, geom.rect.height), geom.size, geom.coordinates)
         _draw_board_now(cached, local, wood, line, marked_rgb, marked)
         cached = _fast(cached)
         _BOARD_CACHE[key] = cached
     surface.blit(cached, (geom.rect.left - 8, geom.rect.top - 8))
 
 
-def _draw_board_now(surface: pygame.Surface, geom: BoardGeometry, wood: RGB, line: RGB, marked_rgb: RGB,
+def _draw_board_now(surface: pygame.Surface, geom: ScreenBoard, wood: RGB, line: RGB, marked_rgb: RGB,
                     marked: set[int]) -> None:
     frame = geom.rect
     pygame.draw.rect(surface, palette.SHADOW, frame.move(0, 6), border_radius=max(4, frame.width // 60))
@@ -257,7 +258,7 @@ def _draw_piece_now(surface: pygame.Surface, centre: tuple[int, int], square: fl
         draw_crown(surface, (cx, cy), radius * 1.05, scheme.crown)
 
 
-def draw_pieces(surface: pygame.Surface, geom: BoardGeometry, pieces: Mapping[int, object], scheme: PieceScheme,
+def draw_pieces(surface: pygame.Surface, geom: ScreenBoard, pieces: Mapping[int, object], scheme: PieceScheme,
                 shaded: bool = False, skip: set[int] | None = None) -> None:
     for sq, piece in sorted(pieces.items(), key=lambda item: -item[0]):
         if skip and sq in skip:
@@ -265,7 +266,7 @@ def draw_pieces(surface: pygame.Surface, geom: BoardGeometry, pieces: Mapping[in
         draw_piece(surface, geom.centre(sq), geom.square, piece, scheme, shaded)
 
 
-def outline_square(surface: pygame.Surface, geom: BoardGeometry, sq: int, colour: RGB, width_frac: float = 0.09,
+def outline_square(surface: pygame.Surface, geom: ScreenBoard, sq: int, colour: RGB, width_frac: float = 0.09,
                    fill_alpha: int = 0) -> None:
     rect = geom.square_rect(sq)
     if fill_alpha:
@@ -275,7 +276,7 @@ def outline_square(surface: pygame.Surface, geom: BoardGeometry, sq: int, colour
     pygame.draw.rect(surface, colour, rect, max(2, int(geom.square * width_frac)))
 
 
-def draw_dot(surface: pygame.Surface, geom: BoardGeometry, sq: int, colour: RGB = palette.DOT) -> None:
+def draw_dot(surface: pygame.Surface, geom: ScreenBoard, sq: int, colour: RGB = palette.DOT) -> None:
     """A legal destination: a filled dot with a white ring, visible on wood and on marked squares."""
     cx, cy = geom.centre(sq)
     r = max(4, int(geom.square * 0.17))
@@ -283,7 +284,7 @@ def draw_dot(surface: pygame.Surface, geom: BoardGeometry, sq: int, colour: RGB 
     pygame.draw.circle(surface, colour, (cx, cy), r)
 
 
-def draw_cursor(surface: pygame.Surface, geom: BoardGeometry, sq: int, phase: float) -> None:
+def draw_cursor(surface: pygame.Surface, geom: ScreenBoard, sq: int, phase: float) -> None:
     """The keyboard cursor: a yellow frame with a black edge, gently pulsing."""
     rect = geom.square_rect(sq).inflate(-2, -2)
     width = max(3, int(geom.square * (0.08 + 0.03 * math.sin(phase * 2 * math.pi))))
@@ -291,7 +292,7 @@ def draw_cursor(surface: pygame.Surface, geom: BoardGeometry, sq: int, phase: fl
     pygame.draw.rect(surface, palette.SELECTED, rect, width)
 
 
-def draw_move_arrow(surface: pygame.Surface, geom: BoardGeometry, from_sq: int, to_sq: int, colour: RGB) -> None:
+def draw_move_arrow(surface: pygame.Surface, geom: ScreenBoard, from_sq: int, to_sq: int, colour: RGB) -> None:
     """A translucent arrow along a move, so the last move can be read at a glance."""
     box = geom.square_rect(from_sq).union(geom.square_rect(to_sq)).inflate(4, 4)
     a = (geom.centre(from_sq)[0] - box.left, geom.centre(from_sq)[1] - box.top)
@@ -308,7 +309,7 @@ def draw_move_arrow(surface: pygame.Surface, geom: BoardGeometry, from_sq: int, 
     surface.blit(overlay, box.topleft)
 
 
-def draw_capture_mark(surface: pygame.Surface, geom: BoardGeometry, sq: int, colour: RGB = palette.BAD) -> None:
+def draw_capture_mark(surface: pygame.Surface, geom: ScreenBoard, sq: int, colour: RGB = palette.BAD) -> None:
     """Where a piece was just captured: a cross in the empty square."""
     rect = geom.square_rect(sq).inflate(-int(geom.square * 0.4), -int(geom.square * 0.4))
     w = max(2, int(geom.square * 0.08))
@@ -316,7 +317,7 @@ def draw_capture_mark(surface: pygame.Surface, geom: BoardGeometry, sq: int, col
     pygame.draw.line(surface, colour, rect.topright, rect.bottomleft, w)
 
 
-def mark_squares(surface: pygame.Surface, geom: BoardGeometry, squares: list[int] | tuple[int, ...], colour: RGB,
+def mark_squares(surface: pygame.Surface, geom: ScreenBoard, squares: list[int] | tuple[int, ...], colour: RGB,
                  phase: float = 0.0) -> None:
     """Squares a sentence on the screen talks about (a reason, a hint): a ring with a dark edge,
     gently pulsing, that reads on wood, on marked squares and around a piece."""

@@ -13,7 +13,7 @@ import math
 import pygame
 
 from kiosk.ui import palette
-from kiosk.ui.board_view import BoardGeometry, draw_move_arrow, draw_piece, square_name
+from kiosk.ui.board_view import ScreenBoard, draw_move_arrow, draw_piece, square_name
 from kiosk.ui.context import UiContext
 from kiosk.ui.widgets import draw_hand, draw_panel, draw_paragraph, draw_text
 
@@ -68,7 +68,7 @@ def pair_moves(fix: dict[int, object | None], believed: dict[int, object]) -> li
     return pairs
 
 
-def draw_fix_marks(surface: pygame.Surface, ctx: UiContext, geom: BoardGeometry, fix: dict[int, object | None],
+def draw_fix_marks(surface: pygame.Surface, ctx: UiContext, geom: ScreenBoard, fix: dict[int, object | None],
                    phase: float) -> None:
     """Marks on the board for every square to fix; they pulse so the eye finds them."""
     scheme = ctx.piece_scheme()

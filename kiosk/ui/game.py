@@ -15,12 +15,12 @@ import pygame
 
 from kiosk.ui import palette, teach_panel
 from kiosk.ui.avatar import draw_robot, draw_visitor
-from kiosk.ui.board_view import (BoardGeometry, draw_board, draw_capture_mark, draw_cursor, draw_dot,
-                                 draw_move_arrow, draw_piece, draw_pieces, marked_squares, outline_square,
+from kiosk.ui.board_view import (ScreenBoard, draw_board, draw_move_arrow, draw_piece, marked_squares,
                                  piece_code, square_name)
 from kiosk.ui.context import BaseScreen, UiContext
 from kiosk.ui.errors import active_error, draw_error_panel, draw_fix_marks, robot_activity_text
-from kiosk.ui.rewards_screen import RecordQr, draw_qr
+from kiosk.ui.game_board import card_values, draw_board_banner, draw_cards, draw_position
+from kiosk.ui.rewards_screen import RecordQr, draw_large_qr, draw_take_home
 from kiosk.ui.widgets import (draw_busy, draw_button, draw_panel, draw_paragraph, draw_progress, draw_text,
                               fit_font, icon_book, icon_flag_white, icon_stop)
 
@@ -82,11 +82,6 @@ def referee_clocks(ctx: UiContext, view: Any) -> str:
     return "\n".join(lines)
 
 
-def card_values(match: Any) -> dict[str, str | None]:
-    """The York match card shown at each edge: the last game's cards, else the visitor's own face-up ones."""
-    own = match.cards.visible_cards("visitor") if not match.cards.over and match.cards.cards_placed else {}
-    return {edge: match.last_cards.get(edge) or own.get(edge) for edge in ("north", "east", "south", "west")}
-
 class GameScreen(BaseScreen):
     name = "game"
 
@@ -95,7 +90,7 @@ class GameScreen(BaseScreen):
         self.selected: int | None = None
         self.cursor: int | None = None
         self.confirm: str | None = None          # "resign" | "end" while asking
-        self.geom: BoardGeometry | None = None
+        self.geom: ScreenBoard | None = None
         self.seen_active = False
         self.camera_bad_since: float | None = None
         self.pending_since: float | None = None
@@ -260,18 +255,18 @@ class GameScreen(BaseScreen):
         board = view.board if view is not None else None
         size = board.size if board is not None else (9 if variant == "tablut" else 11)
         spec = ctx.board_spec_for(variant)
-        self.geom = geom = BoardGeometry(board_rect, size)
+        self.geom = geom = ScreenBoard(board_rect, size)
         draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb, marked_squares(size))
         phase = ctx.now
         error = active_error(view, 0 if self.camera_bad_since is None else ctx.now - self.camera_bad_since)
         if board is not None:
-            self.draw_position(surface, ctx, geom, error)
+            draw_position(surface, ctx, geom, self.selected, self.cursor, lambda sq: self.targets_of(ctx, sq))
             checking = getattr(view, "checking_move", None)
             if checking is not None and error is None:
                 # the camera has seen the visitor's move; it is confirmed once the board is still
                 draw_move_arrow(surface, geom, checking.from_sq, checking.to_sq, palette.SKY_BLUE)
         if ctx.match is not None and ctx.match.cards is not None:
-            self.draw_cards(surface, ctx, geom)
+            draw_cards(surface, ctx, geom)
         if error in ("fix_board", "place_piece"):
             draw_fix_marks(surface, ctx, geom, dict(view.fix_squares or {}), phase)
         if error == "camera":
@@ -283,7 +278,7 @@ class GameScreen(BaseScreen):
             veil = pygame.Surface(geom.inner.size, pygame.SRCALPHA)
             veil.fill((*palette.BACKGROUND, 110))
             surface.blit(veil, geom.inner)
-            self.draw_board_banner(surface, ctx, board_rect, robot_activity_text(ctx, view), view.progress)
+            draw_board_banner(surface, ctx, board_rect, robot_activity_text(ctx, view), view.progress)
         if error is not None:
             self.draw_error_side(surface, ctx, panel, error)
         else:
@@ -292,67 +287,6 @@ class GameScreen(BaseScreen):
             self.draw_game_over(surface, ctx)
         if self.confirm is not None:
             self.draw_confirm(surface, ctx)
-
-    def draw_position(self, surface: pygame.Surface, ctx: UiContext, geom: BoardGeometry, error: str | None) -> None:
-        view = ctx.view
-        board = view.board
-        pieces = board.pieces()
-        if view.last_move is not None:
-            outline_square(surface, geom, view.last_move.from_sq, palette.LAST_MOVE, 0.07, fill_alpha=60)
-            outline_square(surface, geom, view.last_move.to_sq, palette.LAST_MOVE, 0.09, fill_alpha=90)
-        for sq in view.last_captures or ():
-            if sq not in pieces:
-                draw_capture_mark(surface, geom, sq)
-        if view.last_move is not None:
-            draw_move_arrow(surface, geom, view.last_move.from_sq, view.last_move.to_sq, palette.LAST_MOVE)
-        teach_panel.draw_marks(surface, ctx, geom)          # teaching: the reason's or the hint's squares
-        draw_pieces(surface, geom, pieces, ctx.piece_scheme(), ctx.shaded(), skip={self.selected} if self.selected is not None else None)
-        if self.selected is not None and self.selected in pieces:
-            outline_square(surface, geom, self.selected, palette.BLACK, 0.16)
-            outline_square(surface, geom, self.selected, palette.SELECTED, 0.1, fill_alpha=110)
-            lift = geom.centre(self.selected)
-            draw_piece(surface, (lift[0], lift[1] - geom.square * 0.06), geom.square * 1.08, pieces[self.selected],
-                       ctx.piece_scheme(), ctx.shaded())
-            dot = palette.dot_colour(ctx.piece_scheme())
-            for to_sq in self.targets_of(ctx, self.selected):
-                draw_dot(surface, geom, to_sq, dot)
-        if self.cursor is not None and ctx.world is not None:
-            draw_cursor(surface, geom, self.cursor, ctx.now)
-
-    def draw_cards(self, surface: pygame.Surface, ctx: UiContext, geom: BoardGeometry) -> None:
-        """York card match: a card by the middle of each edge; face down to a defending visitor
-        until the game ends, face up to an attacking one (they are the visitor's own cards)."""
-        match = ctx.match
-        values = card_values(match)
-        inner, frame = geom.inner, geom.rect
-        pad = inner.left - frame.left
-        w, h = max(12, int(pad * 0.75)), max(16, int(pad * 0.95))
-        spots = {"south": (inner.centerx, (inner.bottom + frame.bottom) // 2),
-                 "north": (inner.centerx, (inner.top + frame.top) // 2),
-                 "west": ((inner.left + frame.left) // 2, inner.centery),
-                 "east": ((inner.right + frame.right) // 2, inner.centery)}
-        for edge, centre in spots.items():
-            card = pygame.Rect(0, 0, w, h)
-            card.center = centre
-            value = values.get(edge)
-            if value is None:
-                pygame.draw.rect(surface, palette.BLUE, card, border_radius=3)
-                pygame.draw.rect(surface, palette.WHITE, card.inflate(-4, -4), 1, border_radius=2)
-            else:
-                scored = edge in match.last_exit_edges
-                pygame.draw.rect(surface, palette.YELLOW if scored else palette.WHITE, card, border_radius=3)
-                draw_text(surface, value, card.center, int(h * 0.8), palette.TEXT_DARK, anchor="center")
-            pygame.draw.rect(surface, palette.TEXT_DARK, card, 1, border_radius=3)
-
-    def draw_board_banner(self, surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect, text: str,
-                          progress: float) -> None:
-        lay = ctx.layout
-        banner = pygame.Rect(0, 0, int(rect.width * 0.8), lay.font_heading * 2 + lay.gap * 4)
-        banner.center = rect.center
-        draw_panel(surface, banner, palette.PANEL)
-        draw_text(surface, text, (banner.centerx, banner.top + lay.gap * 2), lay.font_heading, anchor="midtop")
-        bar = pygame.Rect(banner.left + lay.gap * 3, banner.bottom - lay.gap * 2 - lay.mm(3), banner.width - lay.gap * 6, lay.mm(3))
-        draw_progress(surface, bar, progress)
 
     def draw_header(self, surface: pygame.Surface, ctx: UiContext, panel: pygame.Rect) -> int:
         lay = ctx.layout
@@ -591,7 +525,7 @@ class GameScreen(BaseScreen):
         if matrix:
             column = pygame.Rect(text_rect.left, band.bottom + lay.gap, text_rect.width,
                                  box.bottom - band.bottom - lay.target - lay.gap * 4)
-            text_rect.width -= self.draw_take_home(surface, ctx, matrix, column) + lay.gap * 2
+            text_rect.width -= draw_take_home(surface, ctx, matrix, column, self.buttons, self.toggle_qr) + lay.gap * 2
         body = reason
         if self.new_unlock:
             body += "\n" + ctx.t(f"rewards.unlocked_{self.new_unlock}")
@@ -619,10 +553,11 @@ class GameScreen(BaseScreen):
         # Buttons under the box in the panel-free area: continue to reward, play again, done.
         specs = []
         if self.new_unlock or ctx.rewards.unlocks.names():
-            specs.append(("reward", ctx.t("result.see_reward"), palette.PRIMARY, self.to_rewards(ctx)))
+            specs.append(("reward", ctx.t("result.see_reward"), palette.PRIMARY,
+                          lambda: ctx.navigate("rewards", new=self.new_unlock)))
         if in_match and not match.over:
             specs.append(("next", ctx.t("match.next_game"), palette.PRIMARY if not specs else palette.SECONDARY,
-                          lambda: self.next_match_game(ctx)))
+                          lambda: ctx.navigate("start", next_game=True)))   # the controller swaps sides, deals cards
         else:
             specs.append(("again", ctx.t("result.play_again"), palette.PRIMARY if not specs else palette.SECONDARY,
                           lambda: self.leave(ctx, "start", repeat=not in_match)))
@@ -635,45 +570,10 @@ class GameScreen(BaseScreen):
             self.buttons.add(key, rect, action)
             x += w + lay.gap * 2
         if matrix and self.qr_large:
-            self.draw_large_qr(surface, ctx, matrix)
+            draw_large_qr(surface, lay, matrix, self.buttons, self.toggle_qr)
 
     def toggle_qr(self) -> None:
         self.qr_large = not self.qr_large
-
-    def draw_large_qr(self, surface: pygame.Surface, ctx: UiContext, matrix: list[list[bool]]) -> None:
-        """The record's code over the whole height of the screen (a touch closes it): the small
-        screens' result box has no room for modules a phone reads at arm's length."""
-        lay = ctx.layout
-        veil = pygame.Surface((lay.width, lay.height), pygame.SRCALPHA)
-        veil.fill((*palette.BACKGROUND, 235))
-        surface.blit(veil, (0, 0))
-        side = lay.height - 2 * lay.margin
-        draw_qr(surface, pygame.Rect(lay.width // 2 - side // 2, lay.margin, side, side), matrix)
-        self.buttons.begin_modal()
-        self.buttons.add("take_home", lay.rect, self.toggle_qr)
-
-    def draw_take_home(self, surface: pygame.Surface, ctx: UiContext, matrix: list[list[bool]],
-                       area: pygame.Rect) -> int:
-        """The record's QR code at the right of ``area``, its caption under it; returns the width taken."""
-        lay = ctx.layout
-        caption_h = lay.font_small + lay.gap
-        n = len(matrix) + 8                              # with the quiet zone
-        side = min(area.height - caption_h, int(area.width * 0.6)) // n * n     # whole pixels a module
-        qr_rect = draw_qr(surface, pygame.Rect(area.right - side, area.top, side, side), matrix)
-        self.buttons.add("take_home", qr_rect, self.toggle_qr)        # a touch shows it larger
-        draw_paragraph(surface, ctx.t("rewards.take_home"),
-                       pygame.Rect(qr_rect.left, qr_rect.bottom + lay.gap // 2, qr_rect.width, caption_h),
-                       lay.font_small, palette.TEXT_DIM, align="center", min_size=10)
-        return area.right - qr_rect.left
-
-    def to_rewards(self, ctx: UiContext):
-        def go() -> None:
-            ctx.navigate("rewards", new=self.new_unlock)
-        return go
-
-    def next_match_game(self, ctx: UiContext) -> None:
-        """The next game of a York match: the controller swaps the sides and deals new cards."""
-        ctx.navigate("start", next_game=True)
 
     def leave(self, ctx: UiContext, where: str, **kwargs: Any) -> None:
         ctx.leave_result(where, **kwargs)

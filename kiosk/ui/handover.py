@@ -14,7 +14,7 @@ import pygame
 
 from kiosk.exhibit import Choice
 from kiosk.ui import palette
-from kiosk.ui.board_view import BoardGeometry, draw_board, draw_pieces, outline_square
+from kiosk.ui.board_view import ScreenBoard, draw_board, draw_pieces, outline_square
 from kiosk.ui.context import BaseScreen, UiContext
 from kiosk.ui.widgets import (
     draw_button,
@@ -63,7 +63,7 @@ class HandoverScreen(BaseScreen):
         board = view.board if view is not None else None
         variant = view.variant if view is not None else None
         spec = ctx.board_spec_for(variant)
-        geom = BoardGeometry(board_rect, board.size if board is not None else spec.squares, coordinates=False)
+        geom = ScreenBoard(board_rect, board.size if board is not None else spec.squares, coordinates=False)
         draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb)
         if board is not None:
             draw_pieces(surface, geom, board.pieces(), ctx.piece_scheme(), ctx.shaded())

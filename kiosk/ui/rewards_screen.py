@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import Any
+from typing import Any, Callable
 
 import pygame
 
@@ -20,7 +20,7 @@ from kiosk.ui import palette, qr
 from kiosk.ui.avatar import draw_visitor
 from kiosk.ui.board_view import draw_piece
 from kiosk.ui.context import BaseScreen, UiContext
-from kiosk.ui.widgets import draw_button, draw_panel, draw_paragraph, fit_font
+from kiosk.ui.widgets import Buttons, draw_button, draw_panel, draw_paragraph, fit_font
 
 
 def draw_qr(surface: pygame.Surface, rect: pygame.Rect, matrix: list[list[bool]]) -> pygame.Rect:
@@ -37,6 +37,34 @@ def draw_qr(surface: pygame.Surface, rect: pygame.Rect, matrix: list[list[bool]]
                 pygame.draw.rect(surface, palette.BLACK, (box.left + (c + 4) * module, box.top + (r + 4) * module,
                                                           module, module))
     return box
+
+
+def draw_large_qr(surface: pygame.Surface, lay: Any, matrix: list[list[bool]], buttons: Buttons,
+                  on_touch: Callable[[], None]) -> None:
+    """The record's code over the whole height of the screen (a touch closes it): the small
+    screens' result box has no room for modules a phone reads at arm's length."""
+    veil = pygame.Surface((lay.width, lay.height), pygame.SRCALPHA)
+    veil.fill((*palette.BACKGROUND, 235))
+    surface.blit(veil, (0, 0))
+    side = lay.height - 2 * lay.margin
+    draw_qr(surface, pygame.Rect(lay.width // 2 - side // 2, lay.margin, side, side), matrix)
+    buttons.begin_modal()
+    buttons.add("take_home", lay.rect, on_touch)
+
+
+def draw_take_home(surface: pygame.Surface, ctx: UiContext, matrix: list[list[bool]], area: pygame.Rect,
+                   buttons: Buttons, on_touch: Callable[[], None]) -> int:
+    """The record's QR code at the right of ``area``, its caption under it; returns the width taken."""
+    lay = ctx.layout
+    caption_h = lay.font_small + lay.gap
+    n = len(matrix) + 8                              # with the quiet zone
+    side = min(area.height - caption_h, int(area.width * 0.6)) // n * n     # whole pixels a module
+    qr_rect = draw_qr(surface, pygame.Rect(area.right - side, area.top, side, side), matrix)
+    buttons.add("take_home", qr_rect, on_touch)        # a touch shows it larger
+    draw_paragraph(surface, ctx.t("rewards.take_home"),
+                   pygame.Rect(qr_rect.left, qr_rect.bottom + lay.gap // 2, qr_rect.width, caption_h),
+                   lay.font_small, palette.TEXT_DIM, align="center", min_size=10)
+    return area.right - qr_rect.left
 
 
 class RecordQr:

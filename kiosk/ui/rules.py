@@ -17,7 +17,7 @@ import pygame
 
 from engine import Board, Side
 from kiosk.ui import palette
-from kiosk.ui.board_view import BoardGeometry, draw_board, draw_dot, draw_piece, draw_pieces
+from kiosk.ui.board_view import ScreenBoard, draw_board, draw_dot, draw_piece, draw_pieces
 from kiosk.ui.context import BaseScreen, UiContext
 from kiosk.ui.rules_content import STEPS, Diagram
 from kiosk.ui.widgets import badge, draw_button, draw_paragraph, draw_text, fit_font, icon_arrow, icon_cross
@@ -69,13 +69,13 @@ def draw_diagram(surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect, dia
     if diagram.start:
         board = Board(diagram.start)
         spec = ctx.board_spec_for(diagram.start)
-        geom = BoardGeometry(rect, board.size, coordinates=False)
+        geom = ScreenBoard(rect, board.size, coordinates=False)
         draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb)
         draw_pieces(surface, geom, board.pieces(), scheme, shaded)
         return
     spec = ctx.config.board_spec
     n = diagram.size
-    geom = BoardGeometry(rect, n, coordinates=False)
+    geom = ScreenBoard(rect, n, coordinates=False)
     marked = {(n - 1 - r) * n + f for r, row in enumerate(diagram.rows) for f, ch in enumerate(row) if ch == "#"}
     draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb, marked)
     inner = geom.inner

@@ -26,7 +26,7 @@ from kiosk import lockdown
 from kiosk import notices
 from kiosk.staffpin import PinGuard
 from kiosk.ui import palette
-from kiosk.ui.board_view import BoardGeometry, draw_board, draw_pieces
+from kiosk.ui.board_view import ScreenBoard, draw_board, draw_pieces
 from kiosk.ui.context import BaseScreen, UiContext
 from kiosk.ui.fonts import font
 from kiosk.ui.staff_calibration import CalibrationPage
@@ -169,7 +169,7 @@ class StaffScreen(BaseScreen):
         self.test_from: int | None = None
         self.log_offset = 0
         self.confirm_exit = False
-        self.geom: BoardGeometry | None = None
+        self.geom: ScreenBoard | None = None
         self.calibration = CalibrationPage()
 
     def enter(self, ctx: UiContext, **kwargs: Any) -> None:
@@ -291,7 +291,7 @@ class StaffScreen(BaseScreen):
         view = ctx.view
         size = view.board.size if view is not None and view.board is not None else ctx.config.board_spec.squares
         spec = ctx.config.board_spec
-        self.geom = geom = BoardGeometry(board_rect, size)
+        self.geom = geom = ScreenBoard(board_rect, size)
         draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb)
         if view is not None and view.board is not None:
             draw_pieces(surface, geom, view.board.pieces(), ctx.schemes()[0])
@@ -342,7 +342,7 @@ class StaffScreen(BaseScreen):
                        pygame.Rect(right.left, right.top, right.width, lay.font_body * 3), lay.font_body,
                        palette.TEXT if ok else palette.ORANGE)
         spec = ctx.config.board_spec
-        geom = BoardGeometry(geom_rect, size)
+        geom = ScreenBoard(geom_rect, size)
         draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb)
         draw_pieces(surface, geom, squares, ctx.schemes()[0])
 

@@ -17,7 +17,7 @@ import pygame
 
 from engine import Board, Side
 from kiosk.ui import palette
-from kiosk.ui.board_view import BoardGeometry, draw_board, draw_pieces, draw_piece
+from kiosk.ui.board_view import ScreenBoard, draw_board, draw_pieces, draw_piece
 from kiosk.ui.context import BaseScreen, GameRequest, UiContext
 from kiosk.match import MATCH_FORMATS
 from kiosk.ui.widgets import draw_button, draw_paragraph, draw_text, fit_font, icon_arrow, icon_book
@@ -283,7 +283,7 @@ class StartScreen(BaseScreen):
             size, pieces, _ = start_position(variant)
         except Exception:   # noqa: BLE001 - no engine: an empty board of the right size
             size, pieces = spec.squares, {}
-        geom = BoardGeometry(box, size, coordinates=False)
+        geom = ScreenBoard(box, size, coordinates=False)
         draw_board(surface, geom, spec.wood_rgb, spec.line_rgb, spec.marked_rgb)
         draw_pieces(surface, geom, pieces, ctx.piece_scheme(), ctx.shaded())
 

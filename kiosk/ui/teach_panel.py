@@ -15,7 +15,7 @@ import pygame
 
 from kiosk.teaching import SENTENCE_REASONS, Hint, TeachingView, highlighted_squares, reasons_text
 from kiosk.ui import palette
-from kiosk.ui.board_view import BoardGeometry, draw_move_arrow, mark_squares, square_name
+from kiosk.ui.board_view import ScreenBoard, draw_move_arrow, mark_squares, square_name
 from kiosk.ui.widgets import Buttons, draw_button, draw_panel, draw_paragraph, draw_text
 
 REASON_COLOUR = palette.ORANGE
@@ -63,7 +63,7 @@ def hint_text(ctx: Any, hint: Hint, size: int) -> str:
     return f"{move} {reasons_text(ctx.texts, 'hint', hint.reasons, size, said(ctx))}".strip()
 
 
-def draw_marks(surface: pygame.Surface, ctx: Any, geom: BoardGeometry) -> None:
+def draw_marks(surface: pygame.Surface, ctx: Any, geom: ScreenBoard) -> None:
     """On the board: the hint's move and squares, else the squares the robot's reason names."""
     view = ctx.view
     hint = current_hint(view)
