@@ -8,6 +8,13 @@ then 'done', or 'error' with a one-line reason (alarm, serial cable pulled,
 garbled answers). After an error the remaining transfers are dropped: the
 controller re-plans from the camera once the gantry is homed again, because
 only the camera knows where the pieces really are.
+
+`busy` means motion: a carry, homing, a jog or a staff call queued or under
+way. The bookkeeping commands (the board, the ledger, the drag speed) are
+queued in the same order but are not motion: the controller's first
+`start()` hands the ledger over, and a staff jog right after it was refused
+as "busy" whenever this thread had not yet taken that command (a loaded
+machine).
 """
 from __future__ import annotations
 
@@ -19,6 +26,8 @@ from typing import Any, Callable, Protocol
 from kiosk.ports import GantryEvent, GantryEventKind, GantryPort, Transfer
 
 log = logging.getLogger("kiosk.gantry")
+
+MOTION_KINDS = frozenset({"carry", "home", "jog", "run"})   # the commands that make the gantry busy
 
 
 class Mover(Protocol):
@@ -63,7 +72,8 @@ class GantryThread(GantryPort):
         # (kind, job, payload); a carry's payload is [places, *transfers]
         self._commands: "queue.Queue[tuple[str, int, list[Any]] | None]" = queue.Queue()
         self._events: "queue.Queue[GantryEvent]" = queue.Queue()
-        self._busy = threading.Event()
+        self._motion = 0                              # motion commands queued or running
+        self._motion_lock = threading.Lock()
         self._cancel = threading.Event()
         self._finish_current = threading.Event()     # hold(): no transfer starts after this one
         self._carrying = threading.Event()           # a piece may be on the magnet right now
@@ -72,26 +82,34 @@ class GantryThread(GantryPort):
 
     @property
     def busy(self) -> bool:
-        return self._busy.is_set() or not self._commands.empty()
+        """A motion command is queued or under way (see the module docstring)."""
+        with self._motion_lock:
+            return self._motion > 0
+
+    def _put(self, kind: str, job: int, payload: list[Any]) -> None:
+        if kind in MOTION_KINDS:
+            with self._motion_lock:
+                self._motion += 1
+        self._commands.put((kind, job, payload))
 
     def submit(self, job: int, transfers: list[Transfer], places: dict | None = None) -> None:
         self._finish_current.clear()
-        self._commands.put(("carry", job, [dict(places or {})] + list(transfers)))
+        self._put("carry", job, [dict(places or {})] + list(transfers))
 
     def home(self, job: int) -> None:
-        self._commands.put(("home", job, []))
+        self._put("home", job, [])
 
     def jog(self, job: int, dx_mm: float, dy_mm: float) -> None:
         """Staff: move the carriage by dx, dy mm (magnet off); a 'jogged' event follows."""
-        self._commands.put(("jog", job, [float(dx_mm), float(dy_mm)]))
+        self._put("jog", job, [float(dx_mm), float(dy_mm)])
 
     def run(self, job: int, label: str, call: Callable[[Mover], object]) -> None:
         """Staff: call ``call(mover)`` on this thread (it may block on motion); a 'ran' event
         carries its return value, an 'error' event a raised exception (as any motion fault)."""
-        self._commands.put(("run", job, [label, call]))
+        self._put("run", job, [label, call])
 
     def use_board(self, board_name: str, variant: str) -> None:
-        self._commands.put(("board", 0, [board_name, variant]))
+        self._put("board", 0, [board_name, variant])
 
     # -- the exhibit's stop (kiosk/exhibit.py) --------------------------------------------
     def hold(self) -> None:
@@ -108,10 +126,10 @@ class GantryThread(GantryPort):
 
     def set_feed(self, feed_mm_min: float | None) -> None:
         """The drag speed of the carries that follow (None: the configured one)."""
-        self._commands.put(("feed", 0, [feed_mm_min]))
+        self._put("feed", 0, [feed_mm_min])
 
     def use_ledger(self, ledger: Any, path: str) -> None:
-        self._commands.put(("ledger", 0, [ledger, path]))
+        self._put("ledger", 0, [ledger, path])
 
     def poll(self) -> list[GantryEvent]:
         out = []
@@ -138,7 +156,6 @@ class GantryThread(GantryPort):
             if command is None or self._cancel.is_set():
                 return
             kind, job, payload = command
-            self._busy.set()
             try:
                 if kind == "feed":
                     self.mover.set_feed(payload[0])
@@ -156,7 +173,9 @@ class GantryThread(GantryPort):
                     self.mover.begin(payload[0])
                     self._carry(job, payload[1:])
             finally:
-                self._busy.clear()
+                if kind in MOTION_KINDS:
+                    with self._motion_lock:
+                        self._motion -= 1
 
     def _home(self, job: int) -> None:
         try:

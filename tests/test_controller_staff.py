@@ -7,6 +7,7 @@ fast fake ports (tests/helpers/fakes.py) on a manual clock.
 """
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -152,6 +153,18 @@ def test_camera_snapshot_from_the_camera_thread(tmp_path):
         camera.stop()
 
 
+def wait_for_carriage(ctrl: GameController) -> None:
+    """Poll until the jog under way has reported where the carriage is."""
+    deadline = time.monotonic() + MAX_WAIT_S
+    while time.monotonic() < deadline:
+        ctrl.poll()
+        if ctrl.view().robot_activity.code == ActivityCode.CARRIAGE_AT:
+            return
+        assert ctrl.view().state == "idle", ctrl.view()
+        time.sleep(0.01)
+    pytest.fail(f"jog not finished: {ctrl.view()}")
+
+
 def test_jog_moves_the_simulated_carriage(tmp_path):
     """Controller -> gantry thread -> GantryMover -> GrblDriver -> GRBL simulator on a pty."""
     with real_gantry_chain(tmp_path) as (ctrl, sim):
@@ -159,14 +172,7 @@ def test_jog_moves_the_simulated_carriage(tmp_path):
         def jog_and_wait(dx: float, dy: float) -> None:
             ctrl.jog(dx, dy)
             assert ctrl.view().robot_activity.code == ActivityCode.JOGGING
-            deadline = time.monotonic() + MAX_WAIT_S
-            while time.monotonic() < deadline:
-                ctrl.poll()
-                if ctrl.view().robot_activity.code == ActivityCode.CARRIAGE_AT:
-                    return
-                assert ctrl.view().state == "idle", ctrl.view()
-                time.sleep(0.01)
-            pytest.fail(f"jog not finished: {ctrl.view()}")
+            wait_for_carriage(ctrl)
 
         jog_and_wait(20.0, 0.0)                    # the first jog homes (power-up alarm) first
         x0, y0 = sim.machine_position
@@ -175,3 +181,35 @@ def test_jog_moves_the_simulated_carriage(tmp_path):
         assert x1 - x0 == pytest.approx(-15.0, abs=0.01)
         assert y1 - y0 == pytest.approx(5.0, abs=0.01)
         assert ctrl.view().robot_activity.args == {"x": f"{x1:.1f}", "y": f"{y1:.1f}"}
+
+
+def test_a_jog_at_boot_queues_behind_the_ledger_and_a_second_one_is_refused(tmp_path, monkeypatch):
+    """The first command hands the ledger to the gantry thread; on a loaded machine that
+    thread takes it late. Handing a ledger over is not motion: the jog is queued behind it
+    (before, it was refused as "the robot is busy"). While that jog waits or runs, the robot
+    IS busy and a second jog gets the clear refusal."""
+    from kiosk.robot_adapter import GantryMover
+
+    ledger_taken = threading.Event()
+    release = threading.Event()
+    use_ledger = GantryMover.use_ledger
+
+    def late_use_ledger(self: GantryMover, ledger: object, path: str) -> None:
+        ledger_taken.set()
+        release.wait(MAX_WAIT_S)                   # the gantry thread is held here
+        use_ledger(self, ledger, path)
+
+    monkeypatch.setattr(GantryMover, "use_ledger", late_use_ledger)
+    with real_gantry_chain(tmp_path) as (ctrl, sim):
+        ctrl.jog(20.0, 0.0)
+        assert ctrl.view().robot_activity.code == ActivityCode.JOGGING
+        assert ledger_taken.wait(MAX_WAIT_S)       # the ledger command is under way, the jog queued
+        with pytest.raises(RuntimeError, match="no jog while the robot is busy"):
+            ctrl.jog(1.0, 0.0)
+        release.set()
+        wait_for_carriage(ctrl)
+        x, y = sim.machine_position
+        assert ctrl.view().robot_activity.args == {"x": f"{x:.1f}", "y": f"{y:.1f}"}
+        ctrl.jog(-5.0, 0.0)                        # idle again: the next jog is taken
+        wait_for_carriage(ctrl)
+        assert sim.machine_position[0] == pytest.approx(x - 5.0, abs=0.01)
