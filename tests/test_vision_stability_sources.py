@@ -1,4 +1,4 @@
-"""Stillness before reporting, and the frame sources (camera reconnect, files, folders, renderer)."""
+"""Stillness before reporting, and the frame sources (camera reconnect, files, folders)."""
 import cv2
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ from engine import Board
 from vision.localise import NotReadable
 from vision.reader import BoardReader
 from vision.renderer import render_frame
-from vision.sources import CameraSource, ImageFolderSource, RendererSource, VideoFileSource, frames, open_source
+from vision.sources import CameraSource, ImageFolderSource, VideoFileSource, frames, open_source
 from vision.stability import StabilityTracker, square_means
 
 
@@ -109,19 +109,6 @@ def test_camera_reconnects_after_dropping_out(tmp_path, start_frames):
 def test_missing_camera_is_reported_not_raised():
     cam = CameraSource("/dev/tafl-no-such-camera", retry_s=0.0)
     assert cam.read() is None and "cannot be opened" in cam.last_error
-
-
-def test_renderer_source_follows_the_position():
-    board = Board("copenhagen")
-    state = {"pieces": {sq: p.value for sq, p in board.pieces().items()}}
-    src = RendererSource(lambda: state["pieces"], "board-11", seed=5, clock=lambda: 1.0)
-    reader = BoardReader(board="board-11")
-    frame, t = src.read()
-    assert t == 1.0 and reader.read(frame).position == board.position_otn()
-    assert src.read()[0] is frame                     # nothing changed: no re-render
-    board.push(board.parse_move("h1-h3"))
-    state["pieces"] = {sq: p.value for sq, p in board.pieces().items()}
-    assert reader.read(src.read()[0]).position == board.position_otn()
 
 
 def test_not_readable_is_an_exception_with_the_reason():

@@ -1,8 +1,10 @@
-"""Where frames come from: a UVC camera, a video file, a folder of images, the renderer.
+"""Where frames come from: a UVC camera, a video file, a folder of images.
 
 All sources give (frame, timestamp) pairs; `read()` returns None when a
 frame is not available right now (camera unplugged, end of a file), so the
-caller's loop never blocks on a dead device.
+caller's loop never blocks on a dead device. The simulation's camera, which
+renders the simulated world, is the kiosk's (kiosk/vision_adapter.py,
+SimFrameSource): one simulated camera, beside the world it draws.
 """
 from __future__ import annotations
 
@@ -136,45 +138,6 @@ class ImageFolderSource:
             if frame is not None:
                 return frame, t
         return None
-
-    def close(self) -> None:
-        pass
-
-
-class RendererSource:
-    """The simulation's camera: renders whatever position `position()` returns now.
-
-    The camera pose is fixed for the source's life (a mounted camera), the
-    light and noise change per rendered frame. A frame is re-rendered only when
-    the position changes or `hand()` says an arm is in view, and is then
-    repeated at the camera's frame rate, so the simulation stays cheap.
-    """
-
-    finite = False
-
-    def __init__(self, position: Callable[[], dict[int, str]], board: str = "board-11", *, seed: int = 0,
-                 condition: str = "museum", hand: Callable[[], bool] | None = None, config=None,
-                 clock: Callable[[], float] = time.monotonic):
-        from vision.renderer import render_frame
-        self._render = render_frame
-        self.position, self.board, self.condition = position, board, condition
-        self.hand = hand or (lambda: False)
-        self.config = config
-        self.clock = clock
-        self._seed = seed
-        first = render_frame(position(), board, seed=seed, condition=condition, config=config)
-        self.camera = first.camera
-        self._key = (tuple(sorted(position().items())), False)
-        self._frame = first.image
-
-    def read(self) -> tuple[np.ndarray, float] | None:
-        key = (tuple(sorted(self.position().items())), bool(self.hand()))
-        if key != self._key:
-            self._seed += 1
-            self._frame = self._render(dict(key[0]), self.board, seed=self._seed, condition=self.condition,
-                                       hand=key[1], config=self.config, camera=self.camera).image
-            self._key = key
-        return self._frame, self.clock()
 
     def close(self) -> None:
         pass
