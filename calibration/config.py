@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from engine.levels import DEFAULT_LEVELS
+
 DEFAULT_CONFIG_PATH = "/etc/tafl-kiosk/config.toml"
 
 
@@ -119,12 +121,16 @@ class LevelConfig:
     hints: int = -1       # hints a visitor may ask for per game (-1: as many as wanted; kiosk/teaching.py)
 
 
+#: hints a visitor may ask for per game at each level: the kiosk's figure, not the engine's
+DEFAULT_HINTS: dict[str, int] = {"easy": -1, "medium": 3, "hard": 1}
+
+
 def _default_levels() -> dict[str, LevelConfig]:
-    return {
-        "easy": LevelConfig(time_s=0.5, max_depth=1, noise=40.0, hints=-1),
-        "medium": LevelConfig(time_s=1.5, max_depth=2, noise=60.0, hints=3),  # why: engine/levels.py
-        "hard": LevelConfig(time_s=4.0, max_depth=64, noise=0.0, hints=1),
-    }
+    """The engine's levels (engine/levels.py keeps their one table, and why each figure is
+    what it is), with the kiosk's hints; a museum's config file may override any of them."""
+    return {name: LevelConfig(time_s=level.time_s, max_depth=level.max_depth, noise=level.noise,
+                              blunder_guard=level.blunder_guard, hints=DEFAULT_HINTS.get(name, -1))
+            for name, level in DEFAULT_LEVELS.items()}
 
 
 @dataclass

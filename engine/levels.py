@@ -1,8 +1,8 @@
 """Difficulty levels: small data records the search reads.
 
 The kiosk reads its levels from the museum's config (``calibration.config``'s
-``LevelConfig``); the engine must not import calibration, so this module keeps
-a pure-engine table with the SAME defaults, and ``level_from_mapping`` turns any
+``LevelConfig``), whose defaults are read from this module's table, the one
+place of the level figures (the engine must not import calibration); ``level_from_mapping`` turns any
 record with the same field names (a config dataclass, a dict from TOML) into an
 engine ``Level``. Extra engine-only fields have defaults, so a config that only
 knows ``time_s, max_depth, noise, blunder_guard`` still works.
@@ -59,8 +59,8 @@ class Level:
         return replace(self, time_s=float(time_s))
 
 
-# Same defaults as calibration/config.py's _default_levels() (a test keeps them
-# equal). The gaps between them are measured by bench/selfplay.py.
+# The one table: calibration/config.py's level defaults are read from it (a
+# museum's config file may override them). The gaps between them are measured by bench/selfplay.py.
 #
 # Why these three (a product decision, measured on Copenhagen with
 # bench/selfplay.py; node caps make the Hard figure reproducible under load):

@@ -35,10 +35,12 @@ import time
 from dataclasses import asdict, dataclass, is_dataclass, replace
 from typing import Any, Callable
 
+from calibration.config import EngineConfig
+
 
 #: a ponder stops after this long even if nobody asks (the visitor walked away);
-#: it also bounds the memory its transposition table takes
-PONDER_MAX_S = 60.0
+#: it also bounds the memory its transposition table takes (the config's default)
+PONDER_MAX_S = EngineConfig.ponder_max_s
 #: levels searching no deeper than this gain nothing from pondering
 PONDER_MIN_DEPTH = 3
 #: how deep the ponder looks to guess the visitor's move before it searches the answer
