@@ -19,7 +19,8 @@ from engine import Piece, Side, parse_square
 from kiosk.activity import ActivityCode, RobotActivity
 from kiosk.controller import GameController
 from kiosk.simworld import SimWorld
-from tests.helpers.fakes import InstantEngine, ManualClock, WorldCamera, WorldGantry, real_gantry_chain
+from tests.helpers.fakes import (InstantEngine, ManualClock, OnePictureFeed, ReadsAnything, WorldCamera,
+                                 WorldGantry, real_gantry_chain)
 
 STEP = 0.1
 MAX_WAIT_S = 60.0        # a bound so a broken chain fails instead of hanging; not a speed check
@@ -118,30 +119,10 @@ def test_camera_snapshot_is_the_cameras_newest_picture(tmp_path):
 
 def test_camera_snapshot_from_the_camera_thread(tmp_path):
     """The real camera thread keeps the newest frame's image for the staff page."""
-    from kiosk.camera_thread import CameraThread, Frame
-    from kiosk.ports import CameraReading
+    from kiosk.camera_thread import CameraThread
 
     image = np.full((120, 160, 3), (10, 20, 30), np.uint8)
-
-    class Source:
-        def grab(self):
-            time.sleep(0.01)
-            return Frame(time.monotonic(), image)
-
-        def use_board(self, board_name, variant):
-            pass
-
-        def close(self):
-            pass
-
-    class Reader:
-        def read(self, frame, seq):
-            return CameraReading(seq, frame.t, False, "test")
-
-        def use_board(self, board_name, variant):
-            pass
-
-    camera = CameraThread(Source(), Reader(), max_fps=50)
+    camera = CameraThread(OnePictureFeed(image, pause_s=0.01), ReadsAnything(), max_fps=50)
     try:
         deadline = time.monotonic() + MAX_WAIT_S
         while camera.snapshot() is None and time.monotonic() < deadline:

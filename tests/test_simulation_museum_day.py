@@ -147,31 +147,8 @@ def test_the_gantry_time_is_the_firmware_motion_time_not_the_wall_clock():
 
 def test_a_stepped_camera_takes_a_frame_only_when_stepped():
     """CameraThread(threaded=False): no thread; each step() grabs and reads one frame."""
-    import numpy as np
-
-    from kiosk.camera_thread import CameraThread, Frame
-    from kiosk.ports import CameraReading
-
-    class Source:
-        def __init__(self) -> None:
-            self.grabs = 0
-
-        def grab(self):
-            self.grabs += 1
-            return Frame(float(self.grabs), np.zeros((2, 2, 3), np.uint8), repeat=self.grabs > 1)
-
-        def use_board(self, board_name, variant):
-            pass
-
-        def close(self):
-            pass
-
-    class Reader:
-        def read(self, frame, seq):
-            return CameraReading(seq, frame.t, True, None)
-
-        def use_board(self, board_name, variant):
-            pass
+    from kiosk.camera_thread import CameraThread
+    from tests.helpers.fakes import OnePictureFeed as Source, ReadsAnything as Reader
 
     source = Source()
     camera = CameraThread(source, Reader(), threaded=False)

@@ -10,12 +10,16 @@ process) is tested in tests/test_simulation_*.py.
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from engine import Board, Piece
 
+from kiosk.camera_thread import Frame
 from kiosk.ports import CameraPort, CameraReading, EnginePort, GantryEvent, GantryEventKind, GantryPort, Transfer
 from kiosk.simworld import SimWorld
 
@@ -178,3 +182,36 @@ def real_gantry_chain(tmp_path, speed_factor: float = 25.0):
     finally:
         gantry.stop()
         sim.stop()
+
+
+class OnePictureFeed:
+    """A FrameFeed (kiosk/camera_thread.py) that shows one picture: the first frame new, every
+    further one a repeat of it; frame n is taken at t = n s. `pause_s` is a camera's frame
+    interval, so a threaded camera does not spin."""
+
+    def __init__(self, image: np.ndarray | None = None, pause_s: float = 0.0) -> None:
+        self.image = image if image is not None else np.zeros((2, 2, 3), np.uint8)
+        self.pause_s = pause_s
+        self.grabs = 0
+
+    def grab(self) -> Frame:
+        if self.pause_s:
+            time.sleep(self.pause_s)
+        self.grabs += 1
+        return Frame(float(self.grabs), self.image, repeat=self.grabs > 1)
+
+    def use_board(self, board_name: str, variant: str) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class ReadsAnything:
+    """A FrameReader (kiosk/camera_thread.py) for which every frame reads as an empty board."""
+
+    def read(self, frame: Frame, seq: int) -> CameraReading:
+        return CameraReading(seq, frame.t, True, None)
+
+    def use_board(self, board_name: str, variant: str) -> None:
+        pass
