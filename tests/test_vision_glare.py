@@ -18,6 +18,7 @@ if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 import foreign_renderer  # noqa: E402
+import foreign_vision  # noqa: E402
 from calibration.config import Config  # noqa: E402
 from engine import Board, parse_square  # noqa: E402
 from vision.localise import NotReadable  # noqa: E402
@@ -93,6 +94,18 @@ def test_a_dim_noisy_frame_without_a_hand_is_read_not_refused():
                                                        if Board("copenhagen").piece_at(sq) else None))
                            for sq in range(121)])).sum())
     assert wrong <= 1
+
+
+def test_the_core_of_a_strong_glare_patch_in_dim_light_is_not_a_hand():
+    """A hard-light frame (dim, noisy, strong glare) whose glare core washes out two neighbouring
+    grid crossings in both looks (veil off and on): read, not refused as a hand.
+    The reader before this rule reported it as "hand over board" (development seed 11,000,017)."""
+    sample = foreign_vision.sample_positions(1, 11_000_000 + 7919 * (1 + foreign_renderer.CONDITIONS.index("hard")))[0]
+    image = foreign_renderer.render(sample.board, sample.position, seed=11_000_017, condition="hard")
+    reading = BoardReader(Config(), sample.board).read(image)
+    truth = foreign_vision.truth_classes(sample.position, 11)
+    sure = reading.confidence >= 0.9
+    assert int((reading.probabilities.argmax(1) != truth)[sure].sum()) <= 1
 
 
 def test_a_real_hand_over_the_dim_board_is_still_refused():

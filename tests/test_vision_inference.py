@@ -132,6 +132,40 @@ def test_glare_over_an_empty_square_is_not_a_move_and_hides_none():
     assert read_move(board, seen).move == board.parse_move("h1-h3")
 
 
+def test_glare_over_the_destination_the_sure_squares_leave_one_move():
+    """h1 is sure empty, every other square h1's attacker could reach is sure empty, h3 is under
+    glare (leaning attacker, unsure): no likelihood margin, but only h1-h3 fits the sure squares."""
+    board = Board("copenhagen")
+    h3 = parse_square("h3", 11)
+    seen = observe(after(board, "h1-h3"))
+    seen[h3] = [0.35, 0.45, 0.1, 0.1]
+    res = read_move(board, seen)
+    assert res.verdict is Verdict.MOVE and res.move == board.parse_move("h1-h3")
+    assert res.margin < 6.0
+
+
+def test_a_piece_lifted_off_with_glare_where_it_could_have_gone_is_not_a_move():
+    """The same sure squares, but the glared square leans empty (the piece is in the visitor's
+    hand): held back, never guessed."""
+    board = Board("copenhagen")
+    h1, h3 = parse_square("h1", 11), parse_square("h3", 11)
+    seen = observe(board, changes={h1: 0})
+    seen[h3] = [0.5, 0.3, 0.1, 0.1]
+    res = read_move(board, seen)
+    assert not res.accepted and res.move is None
+
+
+def test_glare_over_two_squares_the_piece_could_reach_is_still_ambiguous():
+    board = Board("copenhagen")
+    h2, h3 = parse_square("h2", 11), parse_square("h3", 11)
+    seen = observe(after(board, "h1-h3"))
+    seen[h3] = [0.35, 0.45, 0.1, 0.1]
+    seen[h2] = [0.45, 0.35, 0.1, 0.1]
+    res = read_move(board, seen)
+    assert res.verdict is Verdict.AMBIGUOUS and res.move is None
+    assert set(res.unsure) >= {h2, h3}
+
+
 def test_an_extra_piece_is_a_mismatch_with_the_squares_named():
     board = Board("copenhagen")
     c3 = parse_square("c3", 11)

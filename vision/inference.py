@@ -186,6 +186,11 @@ def read_move(board: Board, probabilities: np.ndarray, leftovers: dict[int, Piec
         return MoveReading(Verdict.MISMATCH, None, move_otn, caps, tuple(sorted(best_kept)), fix=fix,
                            tried=tried, reason=reason, margin=margin, runner_up=runner_up)
     if margin < min_margin:
+        sole = _sole_fit(hyps, before, observed, confident, left_class)
+        if sole is not None:
+            _, move, kept, _, _ = sole
+            return MoveReading(Verdict.MOVE, move, board.move_to_otn(move), tuple(board.captures_of(move)),
+                               tuple(sorted(kept)), margin=margin, runner_up=runner_up)
         deciding = set(best_want) | (set(rival[3]) if rival is not None else set())
         unsure = tuple(sorted(sq for sq in deciding if not confident[sq]))
         return MoveReading(Verdict.AMBIGUOUS, None, move_otn, caps, tuple(sorted(best_kept)), unsure=unsure,
@@ -194,6 +199,40 @@ def read_move(board: Board, probabilities: np.ndarray, leftovers: dict[int, Piec
         return MoveReading(Verdict.UNCHANGED, margin=margin, runner_up=runner_up)
     return MoveReading(Verdict.MOVE, best_move, move_otn, caps, tuple(sorted(best_kept)),
                        margin=margin, runner_up=runner_up)
+
+
+def _sole_fit(hyps: list, before: np.ndarray, observed: np.ndarray, confident: np.ndarray,
+              left_class: dict[int, int]) -> tuple | None:
+    """The one legal move that the *sure* squares leave, when the likelihoods alone do not decide.
+
+    Glare over a deciding square keeps the margin low however many frames
+    are fused. Then: every sure square must agree with the hypothesis (a sure
+    change it does not make, or a square it sets that is sure of something
+    else, rules it out); if exactly one position is left, it is a move whose
+    square left is sure empty, and its destination's likeliest class is the
+    mover, it is the move. Otherwise None (the caller holds back).
+    """
+    empty = int(SquareClass.EMPTY)
+    changed = {sq for sq in np.nonzero(confident & (observed != before))[0].tolist()
+               if not (sq in left_class and observed[sq] in (empty, left_class[sq]))}
+    fits: dict[frozenset, tuple] = {}
+    for h in hyps:
+        want = h[3]
+        if not changed <= set(want):
+            continue
+        if any(confident[sq] and observed[sq] != c for sq, c in want.items()):
+            continue
+        if h[4] not in fits or h[0] > fits[h[4]][0]:
+            fits[h[4]] = h
+    if len(fits) != 1:
+        return None
+    sole = next(iter(fits.values()))
+    move = sole[1]
+    if move is None or not confident[move.from_sq] or observed[move.from_sq] != empty:
+        return None
+    if observed[move.to_sq] != sole[3][move.to_sq]:
+        return None
+    return sole
 
 
 def _fix(board: Board, observed: np.ndarray, left_class: dict[int, int]) -> dict[int, Piece | None]:

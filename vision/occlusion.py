@@ -7,7 +7,11 @@ colour and in any light, hides a connected patch of crossings (two or more
 next to each other: a hand is wider than a square). Glare lifts the wood and
 the lines alike, so crossings are judged with the veil taken off as well as
 on the picture as taken, and count as hidden only when hidden in both; dim
-light and noise never hide two crossings side by side. Colour tests
+light and noise never hide two crossings side by side. The core of a strong
+glare patch can still wash two lines out in both looks; it is lit far
+brighter than the board's wood, which no hand over the board is (a hand is
+lit by the same lamps as the wood and shades it), so a patch whose every
+crossing is that bright is glare, not a hand. Colour tests
 for skin would fail on wood, which is skin-coloured.
 """
 from __future__ import annotations
@@ -20,12 +24,17 @@ import numpy as np
 from calibration.geometry import BoardGeometry
 from vision.rectify import RectifiedFrame
 
+# A patch of hidden crossings whose wood is everywhere brighter than this
+# many times the board's median wood is the core of a glare patch, not a hand.
+GLARE_BRIGHTNESS = 1.8
+
 
 @dataclass(frozen=True)
 class GridVisibility:
     hidden: np.ndarray          # (n+1, n+1) bool: crossing not visible
     contrast: np.ndarray        # (n+1, n+1) line / wood brightness ratio
-    largest_patch: int          # crossings in the largest connected hidden patch
+    largest_patch: int          # crossings in the largest connected hidden patch that is not glare
+    wood: np.ndarray            # (n+1, n+1) the wood's brightness round each crossing
 
 
 class GridChecker:
@@ -77,18 +86,37 @@ class GridChecker:
         # line: they are reported but do not count as covered
         grid[[0, -1], :] = False
         grid[:, [0, -1]] = False
-        return GridVisibility(hidden=grid, contrast=ratio.reshape(self.n, self.n), largest_patch=self._largest(grid))
+        wood_grid = wood.reshape(self.n, self.n)
+        return GridVisibility(hidden=grid, contrast=ratio.reshape(self.n, self.n),
+                              largest_patch=self._largest(grid, wood_grid), wood=wood_grid)
 
     @staticmethod
-    def _largest(grid: np.ndarray) -> int:
+    def _largest(grid: np.ndarray, wood: np.ndarray) -> int:
+        """Crossings in the largest connected hidden patch, leaving out patches lit like glare's core."""
         count, labels = cv2.connectedComponents(grid.astype(np.uint8), connectivity=8)
-        return max((int((labels == k).sum()) for k in range(1, count)), default=0)
+        if count <= 1:
+            return 0
+        inner = wood[1:-1, 1:-1]
+        board = float(np.nanmedian(inner)) if np.isfinite(inner).any() else 0.0
+        sizes = []
+        for k in range(1, count):
+            patch = labels == k
+            lit = wood[patch]
+            if board > 0 and np.isfinite(lit).all() and (lit > GLARE_BRIGHTNESS * board).all():
+                continue
+            sizes.append(int(patch.sum()))
+        return max(sizes, default=0)
 
     def both(self, a: GridVisibility, b: GridVisibility) -> GridVisibility:
-        """Crossings hidden in both of two looks at one frame (with and without the glare veil)."""
+        """Crossings hidden in both of two looks at one frame (with and without the glare veil).
+
+        The wood's brightness is the brighter of the two: the picture as
+        taken, with the veil's light in it.
+        """
         hidden = a.hidden & b.hidden
+        wood = np.fmax(a.wood, b.wood)
         return GridVisibility(hidden=hidden, contrast=np.minimum(a.contrast, b.contrast),
-                              largest_patch=self._largest(hidden))
+                              largest_patch=self._largest(hidden, wood), wood=wood)
 
     def occluded(self, vis: GridVisibility) -> bool:
         return vis.largest_patch >= self.min_patch
