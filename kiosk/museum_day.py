@@ -117,6 +117,29 @@ class Totals:
 
 
 @dataclass
+class StuckWatch:
+    """`stuck`: the kiosk had work to do and made no progress for more than STUCK_S, and at no
+    moment of that time had it called staff. A request nobody can satisfy, with staff called
+    (and called again after staff came and could not help), is waiting, not stuck."""
+
+    since: float
+    key: object = None
+    called: bool = False
+    counted: bool = False
+
+    def see(self, key: object, now: float, working: bool, staff_called: bool) -> bool:
+        """One look at the kiosk; True when this look begins a stuck moment (counted once)."""
+        if key != self.key:
+            self.key, self.since, self.called, self.counted = key, now, staff_called, False
+            return False
+        self.called |= staff_called
+        if working and not self.called and not self.counted and now - self.since > STUCK_S:
+            self.counted = True
+            return True
+        return False
+
+
+@dataclass
 class Game:
     """What happened to one game (for its line and the totals)."""
 
@@ -154,8 +177,7 @@ class MuseumDay(Autoplay):
         self.state_dir = Path(state_dir)
         self.ended_at: float | None = None          # the last game's end, for the turnaround
         self.staff_at: float | None = None
-        self._progress: tuple[tuple | None, float] = (None, self.clock())
-        self._stuck_counted = False
+        self.stuck_watch = StuckWatch(self.clock())
         self._game: Game | None = None
         self._last_state = ""
         self._look_until = 0.0
@@ -234,14 +256,9 @@ class MuseumDay(Autoplay):
         key = (view.state, view.ply, round(view.progress, 3), str(view.robot_activity), view.resetting,
                tuple(sorted(view.fix_squares)))
         now = self.clock()
-        if key != self._progress[0]:
-            self._progress, self._stuck_counted = (key, now), False
-            return
-        working = view.state in WORKING or view.resetting
-        if working and not view.staff_notice and not self._stuck_counted and now - self._progress[1] > STUCK_S:
+        if self.stuck_watch.see(key, now, view.state in WORKING or view.resetting, bool(view.staff_notice)):
             self.totals.stuck += 1
-            self._stuck_counted = True
-            self.out(f"STUCK in {view.state} for {now - self._progress[1]:.0f} s")
+            self.out(f"STUCK in {view.state} for {now - self.stuck_watch.since:.0f} s")
         if self.ended_at is not None and view.state == "game_over" and not view.resetting and not view.missing:
             self.totals.turnarounds.append(now - self.ended_at)     # ready for the next game's first move
             self.ended_at = None
@@ -255,9 +272,11 @@ class MuseumDay(Autoplay):
         if self.staff_at is not None and now >= self.staff_at:
             self.staff_at = None
             world, ctrl = self.rig.world, self.rig.controller
-            world.refill_storage()
+            # the squares the call names first (a piece taken off goes into the tray), then the
+            # tray into storage, then "pieces are back": storage really holds what it is counted to
             if view.state == "place_piece" and view.fix_squares:
                 world.set_squares(dict(view.fix_squares))
+            world.refill_storage()
             ctrl.pieces_back()
 
     def _wake_at(self, person: MuseumVisitor | None, view) -> float:

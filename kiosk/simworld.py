@@ -189,11 +189,18 @@ class SimWorld:
 
     def set_squares(self, wanted: dict[int, Piece | None]) -> None:
         """A helpful person makes the listed squares hold what is listed (None = empty),
-        taking pieces from where they wrongly stand, else from the tray or storage."""
+        taking pieces from where they wrongly stand, else from the tray or storage.
+
+        A person asked about a square reaches over it even when it already holds what is
+        asked (an empty square asked to be emptied): the hand comes and goes, the camera
+        takes a new picture, as with a real attendant checking the square."""
         with self._lock:
             for sq, piece in wanted.items():
                 if piece is None or self.square_pieces().get(sq) not in (None, piece):
-                    self.take_from_square(sq)
+                    if self.take_from_square(sq) is None:
+                        self.show_hand(*self.layout.position(sq))
+                elif self.square_pieces().get(sq) == piece:
+                    self.show_hand(*self.layout.position(sq))
             for sq, piece in wanted.items():
                 if piece is None or self.square_pieces().get(sq) == piece:
                     continue
