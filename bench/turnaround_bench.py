@@ -116,7 +116,8 @@ def run_on_simulator(config: Config, game: Game, steps: list[Step],
 
     with SimRig(config, speed_factor=speed, places=game.places) as rig:
         rig.gantry.start()
-        mx, my = rig.layout.to_machine(game.start)
+        # the firmware's own coordinates, as the gantry sends them (-$130..0 on a stock build)
+        mx, my = rig.driver.to_firmware(*rig.layout.to_machine(game.start))
         rig.driver.send(f"G53G0X{mx:.3f}Y{my:.3f}")
         rig.driver.sync()
         t0 = rig.sim.clock()
