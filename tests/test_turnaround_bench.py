@@ -19,7 +19,8 @@ def test_a_reset_runs_on_the_grbl_simulator_near_the_model_time() -> None:
     planner = MotionPlanner(layout)
     games = bench.final_positions(REPO / "tests" / "data" / "copenhagen-games.csv", planner, 40)
     game = min(games, key=lambda g: g.plies)        # a short game: a short reset
-    plan = planner.plan_reset(*bench.split(game.places), start_position("copenhagen"), game.start,
+    board, storage = bench.split(game.places)
+    plan = planner.plan_reset(board, storage, start_position("copenhagen"), game.start,
                               MotionTimes.reference(layout))
     assert plan.steps, "a game that ended has pieces to put back"
     simulated, collisions = bench.run_on_simulator(config, game, list(plan.steps), 40.0)
