@@ -122,7 +122,7 @@ class LevelConfig:
 def _default_levels() -> dict[str, LevelConfig]:
     return {
         "easy": LevelConfig(time_s=0.5, max_depth=1, noise=40.0, hints=-1),
-        "medium": LevelConfig(time_s=1.5, max_depth=2, noise=60.0, hints=3),  # why: engine/levels.py
+        "medium": LevelConfig(time_s=1.5, max_depth=2, noise=70.0, hints=3),  # why: engine/levels.py
         "hard": LevelConfig(time_s=4.0, max_depth=64, noise=0.0, hints=1),
     }
 
