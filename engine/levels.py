@@ -98,6 +98,9 @@ class Level:
 #   --games 40 --seed 11): noise 60 0.700 [0.565, 0.835], 70 0.625 [0.477,
 #   0.773], 75 0.588 [0.443, 0.732]. 70 is the compromise: the casual visitor
 #   scores about half, and Medium still beats Easy.
+#   Against Hard at 4 s (bench/visitor_players.py --games 40 --levels hard
+#   --minutes 50 --seed 2, 11 rounds in the time): beginner 0/11 as attackers,
+#   0/11 as defenders; casual 0/11 and 0/11 (the goal: at most 1 in 20).
 # - Hard: full iterative deepening within its time budget (depth 5 from the
 #   start position in 4 s on one core of the development machine).
 DEFAULT_LEVELS: dict[str, Level] = {
