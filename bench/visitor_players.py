@@ -1,7 +1,7 @@
 """Reference players that model museum visitors, and how they fare against the robot's levels.
 
     python bench/visitor_players.py [--games 40] [--visitors beginner,casual]
-        [--levels easy,medium,hard] [--time-hard 4] [--nodes-hard N] [--seed 1]
+        [--levels easy,medium,hard] [--time-hard 4] [--nodes-hard N] [--minutes M] [--seed 1]
 
 Two models (issue 19), so that a level is judged by how a visitor fares, not
 only by self-play between levels:
@@ -21,7 +21,11 @@ casual player about half against Medium, neither more than 1 in 20 against
 Hard, over at least 40 games per level and side. ``main`` plays every visitor
 against every level, ``--games`` per level and side (openings of 2 random
 plies, each pair of games with sides swapped), through bench/selfplay.py, and
-prints the visitor's score per level and side.
+prints the visitor's score per level and side: wins, draws (the 200-ply cap
+counts as a draw) and losses, as attackers, as defenders and overall. Games
+are played in rounds (opening i for every visitor, level and side), so a run
+cut short by ``--minutes`` (Hard thinks 4 s a move: 40 games per side take
+hours) still reports balanced figures for the rounds it played.
 """
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ import argparse
 import random
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -103,6 +108,49 @@ def beginner_move(board: Board, rng: random.Random) -> Move:
     return rng.choice(safe or moves)
 
 
+@dataclass
+class Tally:
+    """One visitor's results against one level on one side (win 1, draw 1/2)."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return self.wins + self.draws / 2
+
+    def add(self, visitor_score: float) -> None:
+        if visitor_score == 1.0:
+            self.wins += 1
+        elif visitor_score == 0.5:
+            self.draws += 1
+        else:
+            self.losses += 1
+
+    def text(self) -> str:
+        if not self.games:
+            return "no games"
+        return (f"{self.score:4.1f}/{self.games:<3d} (+{self.wins} ={self.draws} -{self.losses}, "
+                f"{self.score / self.games:.2f})")
+
+
+def table_lines(tallies: dict[tuple[str, str, bool], Tally], visitors: list[str], levels: list[str]) -> list[str]:
+    """One line per visitor and level: the score as attackers, as defenders, and overall."""
+    lines = []
+    for visitor in visitors:
+        for level in levels:
+            att, dfn = tallies[(visitor, level, True)], tallies[(visitor, level, False)]
+            both = Tally(att.wins + dfn.wins, att.draws + dfn.draws, att.losses + dfn.losses)
+            lines.append(f"{visitor:8s} vs {level:6s}  as attackers {att.text()}  "
+                         f"as defenders {dfn.text()}  overall {both.text()}")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     import selfplay   # bench/selfplay.py: plays the games and keeps the statistics
 
@@ -114,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--time-hard", type=float, default=None, help="Hard's seconds per move (default 4)")
     p.add_argument("--nodes-hard", type=int, default=None, help="a node cap for Hard")
     p.add_argument("--max-plies", type=int, default=200)
+    p.add_argument("--minutes", type=float, default=None,
+                   help="stop starting new rounds after this many minutes and print what was played")
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
     visitors = [v.strip() for v in args.visitors.split(",") if v.strip()]
@@ -121,35 +171,34 @@ def main(argv: list[str] | None = None) -> int:
     for v in visitors:
         if v not in VISITORS:
             p.error(f"unknown visitor {v!r}; known: {', '.join(VISITORS)}")
-    table: list[str] = []
-    for visitor in visitors:
-        for level in levels:
-            t0 = time.perf_counter()
-            results: list = []
-            for i in range(args.games):
-                seed = args.seed * 7919 + i * 104729
+    tallies = {(v, lv, side): Tally() for v in visitors for lv in levels for side in (True, False)}
+    t0 = time.perf_counter()
+    index = 0
+    # Rounds, not blocks: round i plays opening i once per visitor, level and
+    # side, so a run stopped by --minutes still has balanced figures.
+    for i in range(args.games):
+        if args.minutes is not None and time.perf_counter() - t0 > args.minutes * 60:
+            print(f"time budget of {args.minutes:g} min spent after {i} rounds", flush=True)
+            break
+        seed = args.seed * 7919 + i * 104729
+        for visitor in visitors:
+            for level in levels:
+                time_b = args.time_hard if level == "hard" else None
+                nodes_b = args.nodes_hard if level == "hard" else None
                 for v_attacks in (True, False):
-                    time_b = args.time_hard if level == "hard" else None
-                    nodes_b = args.nodes_hard if level == "hard" else None
-                    task: tuple = (len(results), "copenhagen", {}, visitor, level, None, time_b,
-                            args.max_plies, 2, seed, v_attacks, None, nodes_b)
+                    task: tuple = (index, "copenhagen", {}, visitor, level, None, time_b,
+                                   args.max_plies, 2, seed, v_attacks, None, nodes_b)
+                    index += 1
                     r = selfplay.play_game(task)
-                    results.append(r)
+                    tallies[(visitor, level, v_attacks)].add(r.a_score)
+                    print(f"  {visitor} vs {level}:", end="")
                     selfplay._report_game(r)
-            row = [f"{visitor:8s} vs {level:6s}:"]
-            for label, flag in (("as attackers", True), ("as defenders", False)):
-                sub = [r.a_score for r in results if r.a_attacks == flag]
-                row.append(f"{label} {sum(sub):.1f}/{len(sub)}")
-            total = [r.a_score for r in results]
-            row.append(f"overall {sum(total) / len(total):.2f}  ({time.perf_counter() - t0:.0f}s)")
-            line = "  ".join(row)
-            print(line, flush=True)
-            table.append(line)
-    print("visitor scores (win 1, draw 1/2), " + f"{args.games} games per level and side"
+    print(f"visitor scores (win 1, draw 1/2; +wins =draws -losses, share), up to {args.games} games "
+          f"per level and side, {time.perf_counter() - t0:.0f}s"
           + (f", Hard at {args.time_hard}s" if args.time_hard else "")
           + (f", Hard capped at {args.nodes_hard} nodes" if args.nodes_hard else ""))
-    for line in table:
-        print("  " + line)
+    for line in table_lines(tallies, visitors, levels):
+        print("  " + line, flush=True)
     return 0
 
 
