@@ -27,7 +27,7 @@ BIT_IGNORED_MARGIN = markers_module.BIT_IGNORED_MARGIN
 # own pattern, and the code bits (of 16) allowed off.
 MIN_CELL_CONTRAST = 25.0
 MIN_MATCH = 0.75
-MAX_BIT_ERRORS = 1
+MAX_BIT_ERRORS = 2
 
 
 class NotReadable(Exception):
@@ -55,6 +55,8 @@ class BoardLocaliser:
         self.detector = markers_module.marker_detector(markers.dictionary)
         # one threshold window instead of three first; the full search only when it misses a marker
         self.quick_detector = markers_module.marker_detector(markers.dictionary, quick=True)
+        # the last resort for a marker the others missed in dim, soft light (`_search_soft`)
+        self.soft_detector = markers_module.marker_detector(markers.dictionary, soft=True)
         self.K = np.array(camera.camera_matrix, np.float64) if camera.camera_matrix else None
         self.dist = np.array(camera.distortion, np.float64) if camera.distortion else None
         # Used only when the camera is not calibrated and the view is too straight
@@ -69,12 +71,14 @@ class BoardLocaliser:
     def calibrated(self) -> bool:
         return self.K is not None
 
-    def detect(self, gray: np.ndarray, quick: bool = False) -> dict[int, np.ndarray]:
+    def detect(self, gray: np.ndarray, quick: bool = False, soft: bool = False) -> dict[int, np.ndarray]:
         """Marker id -> its 4 corners (pixels, ArUco order) for the board's ids.
 
-        `quick` thresholds the picture at one window size only (calibration/markers.py).
+        `quick` thresholds the picture at one window size only, `soft` reads
+        the bits with the dictionary's whole error correction (calibration/markers.py).
         """
-        corners, ids, _ = (self.quick_detector if quick else self.detector).detectMarkers(gray)
+        detector = self.soft_detector if soft else self.quick_detector if quick else self.detector
+        corners, ids, _ = detector.detectMarkers(gray)
         found: dict[int, np.ndarray] = {}
         if ids is None:
             return found
@@ -124,6 +128,58 @@ class BoardLocaliser:
                     found[mid] = seen
                 progress = True
                 break                     # a better homography for the rest
+            if not progress:
+                return
+
+    def _search_soft(self, gray: np.ndarray, found: dict[int, np.ndarray]) -> None:
+        """The last look for missing markers in a dim, noisy, blurred frame.
+
+        There a marker's cells are 3-4 px of a few grey levels under noise
+        and JPEG: the picture is magnified 2x and unsharp-masked (the cells'
+        edges back) and read by the soft detector, which corrects more bits.
+        With two markers or more found, only round where they put a missing
+        one (a few small crops), and a find counts only if it lies there
+        (failing that, the marker is checked in place on the crop, `_verify_at`);
+        with fewer, the whole frame once (slow, but only in such a frame),
+        and then the rest as above. A marker a hand covers has no black
+        border to find, so it stays missing.
+        """
+        if len(found) < 2:
+            for mid, quad in self.detect(_soften(gray), soft=True).items():
+                found.setdefault(mid, quad / 2)
+        h, w = gray.shape[:2]
+        while 2 <= len(found) < len(self.markers.ids):
+            src = np.vstack([self.board_points[i] for i in found])
+            dst = np.vstack([found[i] for i in found])
+            H, _ = cv2.findHomography(src, dst, 0)
+            if H is None:
+                return
+            progress = False
+            for mid in self.markers.ids:
+                if mid in found:
+                    continue
+                quad = cv2.perspectiveTransform(self.board_points[mid].reshape(-1, 1, 2), H).reshape(-1, 2)
+                side = max(np.ptp(quad[:, 0]), np.ptp(quad[:, 1]))
+                x0, y0 = (quad.min(0) - side).astype(int)
+                x1, y1 = (quad.max(0) + side).astype(int)
+                x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+                if x1 - x0 < 8 or y1 - y0 < 8:
+                    continue
+                crop = _soften(gray[y0:y1, x0:x1])
+                offset = np.array([x0, y0], np.float64)
+                more = self.detect(crop, soft=True)
+                seen = more[mid] / 2 + offset if mid in more else None
+                # not where the board puts it (two markers predict the others less well than three)
+                if seen is not None and np.linalg.norm(seen.mean(0) - quad.mean(0)) > side * (0.75 if len(found) >= 3 else 1.5):
+                    seen = None
+                if seen is None:
+                    checked = self._verify_at(crop, mid, (quad - offset) * 2, reach=2.0 if len(found) >= 3 else 3.5)
+                    seen = checked / 2 + offset if checked is not None else None
+                if seen is None:
+                    continue
+                found[mid] = seen
+                progress = True
+                break                             # a better homography for the rest
             if not progress:
                 return
 
@@ -227,6 +283,8 @@ class BoardLocaliser:
             for mid, quad in self.detect(sharp).items():
                 found.setdefault(mid, quad)
             self._search_missing(sharp, found)
+        if len(found) < len(self.markers.ids):
+            self._search_soft(gray, found)
         self._previous = {"shape": gray.shape, "quads": dict(found)} if len(found) == len(self.markers.ids) else None
         missing = [i for i in self.markers.ids if i not in found]
         if missing:
@@ -290,3 +348,9 @@ class BoardLocaliser:
             px_per_mm = math.sqrt(abs(np.linalg.det(G[:2, :2]))) / abs(G[2, 2]) if G[2, 2] else 1.0
             f = px_per_mm * self.distance_mm
         return np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]], np.float64)
+
+
+def _soften(gray: np.ndarray) -> np.ndarray:
+    """A dim, soft picture 2x magnified and unsharp-masked, for the soft detector (BoardLocaliser._search_soft)."""
+    up = cv2.resize(gray, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+    return cv2.addWeighted(up, 3.0, cv2.GaussianBlur(up, (0, 0), 4.0), -2.0, 0)
