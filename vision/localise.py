@@ -88,18 +88,17 @@ class BoardLocaliser:
                 found[i] = c.reshape(4, 2).astype(np.float64)
         return found
 
-    def _search_missing(self, gray: np.ndarray, found: dict[int, np.ndarray]) -> None:
+    def _search_missing(self, gray: np.ndarray, found: dict[int, np.ndarray], soft: bool = False) -> None:
         """Look again, magnified, where the markers already found say a missing one must be.
 
         Small, blurred or dim markers (far corner under tilt, heavy JPEG) are
         often lost by the whole-frame pass but found in a 2x crop; failing
         that, a marker is checked in place (`_verify_at`). Each marker found
         sharpens the prediction of the next, so the search repeats while it
-        finds more.
+        finds more. With `soft`, each marker is looked for by `_find_soft`.
         """
-        h, w = gray.shape[:2]
         tried: set[tuple[int, int]] = set()
-        while len(found) >= 2:
+        while 2 <= len(found) < len(self.markers.ids):
             src = np.vstack([self.board_points[i] for i in found])
             dst = np.vstack([found[i] for i in found])
             H, _ = cv2.findHomography(src, dst, 0)
@@ -111,25 +110,51 @@ class BoardLocaliser:
                     continue
                 tried.add((mid, len(found)))
                 quad = cv2.perspectiveTransform(self.board_points[mid].reshape(-1, 1, 2), H).reshape(-1, 2)
-                side = max(np.ptp(quad[:, 0]), np.ptp(quad[:, 1]))
-                x0, y0 = (quad.min(0) - side).astype(int)
-                x1, y1 = (quad.max(0) + side).astype(int)
-                x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-                if x1 - x0 < 8 or y1 - y0 < 8:
+                seen = (self._find_soft if soft else self._find_magnified)(gray, mid, quad, len(found))
+                if seen is None:
                     continue
-                crop = cv2.resize(gray[y0:y1, x0:x1], None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
-                more = self.detect(crop)
-                if mid in more:
-                    found[mid] = more[mid] / 2 + np.array([x0, y0], np.float64)
-                else:
-                    seen = self._verify_at(gray, mid, quad, reach=2.0 if len(found) >= 3 else 3.5)
-                    if seen is None:
-                        continue
-                    found[mid] = seen
+                found[mid] = seen
                 progress = True
                 break                     # a better homography for the rest
             if not progress:
                 return
+
+    @staticmethod
+    def _crop_round(gray: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | None:
+        """The picture round a predicted marker (a marker's width each side), its offset and the marker's width."""
+        h, w = gray.shape[:2]
+        side = float(max(np.ptp(quad[:, 0]), np.ptp(quad[:, 1])))
+        x0, y0 = (quad.min(0) - side).astype(int)
+        x1, y1 = (quad.max(0) + side).astype(int)
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            return None
+        return gray[y0:y1, x0:x1], np.array([x0, y0], np.float64), side
+
+    def _find_magnified(self, gray: np.ndarray, mid: int, quad: np.ndarray, known: int) -> np.ndarray | None:
+        """Marker `mid` in a 2x crop round its prediction, else checked in place (`_verify_at`)."""
+        cropped = self._crop_round(gray, quad)
+        if cropped is None:
+            return None
+        crop, offset, _ = cropped
+        more = self.detect(cv2.resize(crop, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC))
+        if mid in more:
+            return more[mid] / 2 + offset
+        return self._verify_at(gray, mid, quad, reach=2.0 if known >= 3 else 3.5)
+
+    def _find_soft(self, gray: np.ndarray, mid: int, quad: np.ndarray, known: int) -> np.ndarray | None:
+        """Marker `mid` by the soft detector on the softened crop round its prediction, and only there;
+        else checked in place on that crop."""
+        cropped = self._crop_round(gray, quad)
+        if cropped is None:
+            return None
+        crop, offset, side = _soften(cropped[0]), cropped[1], cropped[2]
+        more = self.detect(crop, soft=True)
+        # two markers predict the others less well than three
+        if mid in more and np.linalg.norm(more[mid].mean(0) / 2 + offset - quad.mean(0)) <= side * (0.75 if known >= 3 else 1.5):
+            return more[mid] / 2 + offset
+        checked = self._verify_at(crop, mid, (quad - offset) * 2, reach=2.0 if known >= 3 else 3.5)
+        return None if checked is None else checked / 2 + offset
 
     def _search_soft(self, gray: np.ndarray, found: dict[int, np.ndarray]) -> None:
         """The last look for missing markers in a dim, noisy, blurred frame.
@@ -147,41 +172,7 @@ class BoardLocaliser:
         if len(found) < 2:
             for mid, quad in self.detect(_soften(gray), soft=True).items():
                 found.setdefault(mid, quad / 2)
-        h, w = gray.shape[:2]
-        while 2 <= len(found) < len(self.markers.ids):
-            src = np.vstack([self.board_points[i] for i in found])
-            dst = np.vstack([found[i] for i in found])
-            H, _ = cv2.findHomography(src, dst, 0)
-            if H is None:
-                return
-            progress = False
-            for mid in self.markers.ids:
-                if mid in found:
-                    continue
-                quad = cv2.perspectiveTransform(self.board_points[mid].reshape(-1, 1, 2), H).reshape(-1, 2)
-                side = max(np.ptp(quad[:, 0]), np.ptp(quad[:, 1]))
-                x0, y0 = (quad.min(0) - side).astype(int)
-                x1, y1 = (quad.max(0) + side).astype(int)
-                x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-                if x1 - x0 < 8 or y1 - y0 < 8:
-                    continue
-                crop = _soften(gray[y0:y1, x0:x1])
-                offset = np.array([x0, y0], np.float64)
-                more = self.detect(crop, soft=True)
-                seen = more[mid] / 2 + offset if mid in more else None
-                # not where the board puts it (two markers predict the others less well than three)
-                if seen is not None and np.linalg.norm(seen.mean(0) - quad.mean(0)) > side * (0.75 if len(found) >= 3 else 1.5):
-                    seen = None
-                if seen is None:
-                    checked = self._verify_at(crop, mid, (quad - offset) * 2, reach=2.0 if len(found) >= 3 else 3.5)
-                    seen = checked / 2 + offset if checked is not None else None
-                if seen is None:
-                    continue
-                found[mid] = seen
-                progress = True
-                break                             # a better homography for the rest
-            if not progress:
-                return
+        self._search_missing(gray, found, soft=True)
 
     def _verify_at(self, gray: np.ndarray, mid: int, quad: np.ndarray, reach: float = 2.0) -> np.ndarray | None:
         """Marker `mid`'s corners if it shows, upright, about where the other three put it.
