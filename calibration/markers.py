@@ -25,6 +25,15 @@ FULL_WINDOWS = (5, 25, 10)              # min, max, step
 QUICK_THRESHOLD_WINDOW = 13
 BIT_PIXELS_PER_CELL = 8
 BIT_IGNORED_MARGIN = 0.3
+# The soft search (vision/localise.py, only for a marker the others missed, on
+# a 2x magnified, unsharp-masked picture): in dim light with sensor noise,
+# blur and JPEG a 30 mm marker's cells are 3-4 px and a bit or two comes out
+# wrong, so the code is read with the dictionary's whole error correction
+# (errorCorrectionRate 1.0 instead of OpenCV's 0.6), and the magnified cells
+# (6-8 px) want threshold windows from 7 to 43 px. The marker must also lie
+# where the others put it, which the wider correction alone does not ensure.
+SOFT_WINDOWS = (7, 43, 6)
+SOFT_ERROR_CORRECTION = 1.0
 
 
 def dictionary(name: str):
@@ -45,7 +54,15 @@ def detector_parameters(window_min: int, window_max: int, window_step: int = 10)
     return params
 
 
-def marker_detector(dictionary_name: str, quick: bool = False) -> "cv2.aruco.ArucoDetector":
-    """The board's marker detector: the full three-window search, or with `quick` the one-window one."""
+def marker_detector(dictionary_name: str, quick: bool = False, soft: bool = False) -> "cv2.aruco.ArucoDetector":
+    """The board's marker detector: the full three-window search, or with `quick` the one-window one.
+
+    `soft` is the search for a marker the others missed in a dim, soft frame
+    (SOFT_WINDOWS, full error correction); its finds need checking in place.
+    """
+    if soft:
+        params = detector_parameters(*SOFT_WINDOWS)
+        params.errorCorrectionRate = SOFT_ERROR_CORRECTION
+        return cv2.aruco.ArucoDetector(dictionary(dictionary_name), params)
     windows = (QUICK_THRESHOLD_WINDOW, QUICK_THRESHOLD_WINDOW, 10) if quick else FULL_WINDOWS
     return cv2.aruco.ArucoDetector(dictionary(dictionary_name), detector_parameters(*windows))

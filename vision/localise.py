@@ -27,7 +27,7 @@ BIT_IGNORED_MARGIN = markers_module.BIT_IGNORED_MARGIN
 # own pattern, and the code bits (of 16) allowed off.
 MIN_CELL_CONTRAST = 25.0
 MIN_MATCH = 0.75
-MAX_BIT_ERRORS = 1
+MAX_BIT_ERRORS = 2
 
 
 class NotReadable(Exception):
@@ -55,6 +55,8 @@ class BoardLocaliser:
         self.detector = markers_module.marker_detector(markers.dictionary)
         # one threshold window instead of three first; the full search only when it misses a marker
         self.quick_detector = markers_module.marker_detector(markers.dictionary, quick=True)
+        # the last resort for a marker the others missed in dim, soft light (`_search_soft`)
+        self.soft_detector = markers_module.marker_detector(markers.dictionary, soft=True)
         self.K = np.array(camera.camera_matrix, np.float64) if camera.camera_matrix else None
         self.dist = np.array(camera.distortion, np.float64) if camera.distortion else None
         # Used only when the camera is not calibrated and the view is too straight
@@ -69,12 +71,14 @@ class BoardLocaliser:
     def calibrated(self) -> bool:
         return self.K is not None
 
-    def detect(self, gray: np.ndarray, quick: bool = False) -> dict[int, np.ndarray]:
+    def detect(self, gray: np.ndarray, quick: bool = False, soft: bool = False) -> dict[int, np.ndarray]:
         """Marker id -> its 4 corners (pixels, ArUco order) for the board's ids.
 
-        `quick` thresholds the picture at one window size only (calibration/markers.py).
+        `quick` thresholds the picture at one window size only, `soft` reads
+        the bits with the dictionary's whole error correction (calibration/markers.py).
         """
-        corners, ids, _ = (self.quick_detector if quick else self.detector).detectMarkers(gray)
+        detector = self.soft_detector if soft else self.quick_detector if quick else self.detector
+        corners, ids, _ = detector.detectMarkers(gray)
         found: dict[int, np.ndarray] = {}
         if ids is None:
             return found
@@ -84,18 +88,17 @@ class BoardLocaliser:
                 found[i] = c.reshape(4, 2).astype(np.float64)
         return found
 
-    def _search_missing(self, gray: np.ndarray, found: dict[int, np.ndarray]) -> None:
+    def _search_missing(self, gray: np.ndarray, found: dict[int, np.ndarray], soft: bool = False) -> None:
         """Look again, magnified, where the markers already found say a missing one must be.
 
         Small, blurred or dim markers (far corner under tilt, heavy JPEG) are
         often lost by the whole-frame pass but found in a 2x crop; failing
         that, a marker is checked in place (`_verify_at`). Each marker found
         sharpens the prediction of the next, so the search repeats while it
-        finds more.
+        finds more. With `soft`, each marker is looked for by `_find_soft`.
         """
-        h, w = gray.shape[:2]
         tried: set[tuple[int, int]] = set()
-        while len(found) >= 2:
+        while 2 <= len(found) < len(self.markers.ids):
             src = np.vstack([self.board_points[i] for i in found])
             dst = np.vstack([found[i] for i in found])
             H, _ = cv2.findHomography(src, dst, 0)
@@ -107,25 +110,69 @@ class BoardLocaliser:
                     continue
                 tried.add((mid, len(found)))
                 quad = cv2.perspectiveTransform(self.board_points[mid].reshape(-1, 1, 2), H).reshape(-1, 2)
-                side = max(np.ptp(quad[:, 0]), np.ptp(quad[:, 1]))
-                x0, y0 = (quad.min(0) - side).astype(int)
-                x1, y1 = (quad.max(0) + side).astype(int)
-                x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-                if x1 - x0 < 8 or y1 - y0 < 8:
+                seen = (self._find_soft if soft else self._find_magnified)(gray, mid, quad, len(found))
+                if seen is None:
                     continue
-                crop = cv2.resize(gray[y0:y1, x0:x1], None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
-                more = self.detect(crop)
-                if mid in more:
-                    found[mid] = more[mid] / 2 + np.array([x0, y0], np.float64)
-                else:
-                    seen = self._verify_at(gray, mid, quad, reach=2.0 if len(found) >= 3 else 3.5)
-                    if seen is None:
-                        continue
-                    found[mid] = seen
+                found[mid] = seen
                 progress = True
                 break                     # a better homography for the rest
             if not progress:
                 return
+
+    @staticmethod
+    def _crop_round(gray: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | None:
+        """The picture round a predicted marker (a marker's width each side), its offset and the marker's width."""
+        h, w = gray.shape[:2]
+        side = float(max(np.ptp(quad[:, 0]), np.ptp(quad[:, 1])))
+        x0, y0 = (quad.min(0) - side).astype(int)
+        x1, y1 = (quad.max(0) + side).astype(int)
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            return None
+        return gray[y0:y1, x0:x1], np.array([x0, y0], np.float64), side
+
+    def _find_magnified(self, gray: np.ndarray, mid: int, quad: np.ndarray, known: int) -> np.ndarray | None:
+        """Marker `mid` in a 2x crop round its prediction, else checked in place (`_verify_at`)."""
+        cropped = self._crop_round(gray, quad)
+        if cropped is None:
+            return None
+        crop, offset, _ = cropped
+        more = self.detect(cv2.resize(crop, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC))
+        if mid in more:
+            return more[mid] / 2 + offset
+        return self._verify_at(gray, mid, quad, reach=2.0 if known >= 3 else 3.5)
+
+    def _find_soft(self, gray: np.ndarray, mid: int, quad: np.ndarray, known: int) -> np.ndarray | None:
+        """Marker `mid` by the soft detector on the softened crop round its prediction, and only there;
+        else checked in place on that crop."""
+        cropped = self._crop_round(gray, quad)
+        if cropped is None:
+            return None
+        crop, offset, side = _soften(cropped[0]), cropped[1], cropped[2]
+        more = self.detect(crop, soft=True)
+        # two markers predict the others less well than three
+        if mid in more and np.linalg.norm(more[mid].mean(0) / 2 + offset - quad.mean(0)) <= side * (0.75 if known >= 3 else 1.5):
+            return more[mid] / 2 + offset
+        checked = self._verify_at(crop, mid, (quad - offset) * 2, reach=2.0 if known >= 3 else 3.5)
+        return None if checked is None else checked / 2 + offset
+
+    def _search_soft(self, gray: np.ndarray, found: dict[int, np.ndarray]) -> None:
+        """The last look for missing markers in a dim, noisy, blurred frame.
+
+        There a marker's cells are 3-4 px of a few grey levels under noise
+        and JPEG: the picture is magnified 2x and unsharp-masked (the cells'
+        edges back) and read by the soft detector, which corrects more bits.
+        With two markers or more found, only round where they put a missing
+        one (a few small crops), and a find counts only if it lies there
+        (failing that, the marker is checked in place on the crop, `_verify_at`);
+        with fewer, the whole frame once (slow, but only in such a frame),
+        and then the rest as above. A marker a hand covers has no black
+        border to find, so it stays missing.
+        """
+        if len(found) < 2:
+            for mid, quad in self.detect(_soften(gray), soft=True).items():
+                found.setdefault(mid, quad / 2)
+        self._search_missing(gray, found, soft=True)
 
     def _verify_at(self, gray: np.ndarray, mid: int, quad: np.ndarray, reach: float = 2.0) -> np.ndarray | None:
         """Marker `mid`'s corners if it shows, upright, about where the other three put it.
@@ -227,6 +274,8 @@ class BoardLocaliser:
             for mid, quad in self.detect(sharp).items():
                 found.setdefault(mid, quad)
             self._search_missing(sharp, found)
+        if len(found) < len(self.markers.ids):
+            self._search_soft(gray, found)
         self._previous = {"shape": gray.shape, "quads": dict(found)} if len(found) == len(self.markers.ids) else None
         missing = [i for i in self.markers.ids if i not in found]
         if missing:
@@ -290,3 +339,9 @@ class BoardLocaliser:
             px_per_mm = math.sqrt(abs(np.linalg.det(G[:2, :2]))) / abs(G[2, 2]) if G[2, 2] else 1.0
             f = px_per_mm * self.distance_mm
         return np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]], np.float64)
+
+
+def _soften(gray: np.ndarray) -> np.ndarray:
+    """A dim, soft picture 2x magnified and unsharp-masked, for the soft detector (BoardLocaliser._search_soft)."""
+    up = cv2.resize(gray, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+    return cv2.addWeighted(up, 3.0, cv2.GaussianBlur(up, (0, 0), 4.0), -2.0, 0)
