@@ -182,7 +182,7 @@ def _setup_logging(args: argparse.Namespace) -> None:
 def _autoplay(args, config, faults, variants) -> int:
     from kiosk.autoplay import VisitorStyle
     from kiosk.headless import Autoplay, AutoplayOptions
-    from kiosk.simrig import fast_settings
+    from kiosk.sim_kiosk import fast_settings
 
     settings = fast_settings(args.seed)
     if args.speed:
@@ -208,7 +208,7 @@ def _autoplay(args, config, faults, variants) -> int:
 
 def _visitors(args, config, faults) -> int:
     from kiosk.museum_day import MuseumDay
-    from kiosk.simrig import fast_settings
+    from kiosk.sim_kiosk import fast_settings
 
     settings = fast_settings(args.seed)
     if args.speed:
@@ -226,7 +226,7 @@ def _visitors(args, config, faults) -> int:
 
 
 def _simulate_window(args, config, variant, size, fullscreen) -> int:
-    from kiosk.simrig import SimRig, SimSettings
+    from kiosk.sim_kiosk import SimKiosk, SimSettings
     from kiosk.ui.app import run_app
 
     # the simulated table is new on every run, so its journal and ledger are too
@@ -234,7 +234,7 @@ def _simulate_window(args, config, variant, size, fullscreen) -> int:
     state_dir = base / time.strftime("run-%Y%m%d-%H%M%S")
     state_dir.mkdir(parents=True, exist_ok=True)
     settings = SimSettings(seed=args.seed, speed_factor=args.speed or 2.0)
-    rig = SimRig(config, str(state_dir), variant, settings, fresh=True)
+    rig = SimKiosk(config, str(state_dir), variant, settings, fresh=True)
     log.info("simulation: state in %s, gantry simulator on %s", state_dir, rig.sim.port)
     try:
         return run_app(rig.controller, config, world=rig.world, size=size, fullscreen=fullscreen)

@@ -2,7 +2,7 @@
 
 WHY: the kiosk's promise is that a game on the physical board always ends,
 with the robot's belief and the table agreeing. This runner plays games on the
-full simulation rig (kiosk/simrig.py) with the simulated visitor
+full simulation rig (kiosk/sim_kiosk.py) with the simulated visitor
 (kiosk/autoplay.py), injects the chosen faults (kiosk/faults.py) at moments
 that hurt, and prints one line per game and the totals:
 
@@ -27,7 +27,7 @@ from engine import Side
 
 from kiosk.autoplay import SimVisitor, VisitorStyle
 from kiosk.faults import FaultPlan
-from kiosk.simrig import SimRig, SimSettings
+from kiosk.sim_kiosk import SimKiosk, SimSettings
 
 log = logging.getLogger("kiosk.headless")
 
@@ -78,7 +78,7 @@ class Autoplay:
         self.config, self.options, self.out = config, options, out
         self.rng = random.Random(options.seed)
         self.faults = FaultPlan(options.faults, random.Random(options.seed * 7919 + 1))
-        self.rig = SimRig(config, state_dir, options.variants[0], settings, clock=clock)
+        self.rig = SimKiosk(config, state_dir, options.variants[0], settings, clock=clock)
         self.visitor = SimVisitor(self.rig.world, random.Random(options.seed * 31 + 7), options.visitor)
         self.results: list[GameResult] = []
         self._pending: list[tuple[float, str, Callable[[], object]]] = []

@@ -6,7 +6,7 @@ with their own habits (thinking from seconds to minutes, leaving captures for
 the robot or taking them off into the tray, helping when asked or not,
 walking away, sometimes coming back), and leaves; a simulated staff member
 answers the kiosk's staff call after a few minutes. Everything runs on the
-full simulation rig (kiosk/simrig.py) with the fault injection of `--autoplay`.
+full simulation rig (kiosk/sim_kiosk.py) with the fault injection of `--autoplay`.
 
 Time: thinking minutes cannot pass on the wall clock (30 visitors would take
 a day), so the kiosk, the table, the visitors and the camera all run on
@@ -56,7 +56,7 @@ from calibration.config import Config
 from kiosk.autoplay import MuseumVisitor, Persona
 from kiosk.board_names import board_name_for
 from kiosk.headless import Autoplay, AutoplayOptions
-from kiosk.simrig import SimSettings
+from kiosk.sim_kiosk import SimSettings
 
 log = logging.getLogger("kiosk.museum_day")
 

@@ -16,19 +16,19 @@ from calibration.config import Config
 from engine import Board, Side
 
 from kiosk.autoplay import SimVisitor, VisitorStyle
-from kiosk.simrig import SimRig
+from kiosk.sim_kiosk import SimKiosk
 from tests.helpers.simulation import quick_settings
 
 pytestmark = pytest.mark.slow        # faults on the full simulation rig
 
 
-def make_rig(tmp_path, seed: int = 3) -> SimRig:
-    rig = SimRig(Config(), str(tmp_path / "state"), "copenhagen", quick_settings(seed))
+def make_rig(tmp_path, seed: int = 3) -> SimKiosk:
+    rig = SimKiosk(Config(), str(tmp_path / "state"), "copenhagen", quick_settings(seed))
     rig.world.place_position("copenhagen", Board("copenhagen").pieces())
     return rig
 
 
-def until(rig: SimRig, cond, timeout_s: float = 40.0, visitor: SimVisitor | None = None):
+def until(rig: SimKiosk, cond, timeout_s: float = 40.0, visitor: SimVisitor | None = None):
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         rig.poll()
@@ -41,13 +41,13 @@ def until(rig: SimRig, cond, timeout_s: float = 40.0, visitor: SimVisitor | None
     raise AssertionError(f"condition not met in {timeout_s} s: {rig.controller.view()}")
 
 
-def visitor_for(rig: SimRig, **style) -> SimVisitor:
+def visitor_for(rig: SimKiosk, **style) -> SimVisitor:
     kw: dict[str, Any] = dict(mode="yielding", illegal_rate=0.0, forget_capture_rate=0.0, think_s=(0.0, 0.05))
     kw.update(style)
     return SimVisitor(rig.world, random.Random(1), VisitorStyle(**kw))
 
 
-def start(rig: SimRig) -> None:
+def start(rig: SimKiosk) -> None:
     rig.controller.start_game("copenhagen", {}, Side.ATTACKERS, "medium")
     until(rig, lambda v: v.state == "visitor_turn")
 

@@ -14,13 +14,13 @@ from engine import Board, Side
 
 from kiosk.autoplay import SimVisitor, VisitorStyle
 from kiosk.board_names import board_name_for
-from kiosk.simrig import SimRig
+from kiosk.sim_kiosk import SimKiosk
 from tests.helpers.simulation import quick_settings
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::DeprecationWarning")]
 
 
-def play(rig: SimRig, variant: str, visitor: SimVisitor, side: Side, timeout_s: float) -> dict:
+def play(rig: SimKiosk, variant: str, visitor: SimVisitor, side: Side, timeout_s: float) -> dict:
     """Start a game and let the visitor play it to the end; returns what was seen."""
     seen: dict[str, Any] = {"states": set(), "desync": [], "plies": 0}
     rig.controller.start_game(variant, {}, side, "hard")
@@ -48,7 +48,7 @@ def play(rig: SimRig, variant: str, visitor: SimVisitor, side: Side, timeout_s: 
 @pytest.mark.parametrize("variant", ["copenhagen", "york", "tablut", "tawlbwrdd"])
 def test_full_game_through_the_whole_loop(tmp_path, variant):
     config = Config(board=board_name_for(Config(), variant))      # the variant's board installed
-    rig = SimRig(config, str(tmp_path / "state"), variant, quick_settings(11))
+    rig = SimKiosk(config, str(tmp_path / "state"), variant, quick_settings(11))
     try:
         if variant != "copenhagen":
             # the set-up from storage is the copenhagen game's; here the pieces stand ready

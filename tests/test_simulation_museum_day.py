@@ -101,7 +101,7 @@ def museum_day(tmp_path, personas, before=None):
     """A museum day on the whole simulation rig (rendered camera, GRBL simulator on a pty)."""
     from calibration.config import Config
     from kiosk.museum_day import MuseumDay
-    from kiosk.simrig import fast_settings
+    from kiosk.sim_kiosk import fast_settings
 
     lines: list[str] = []
     day = MuseumDay(Config(), str(tmp_path / "state"), len(personas), 5, None, (), fast_settings(5),

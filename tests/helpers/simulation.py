@@ -1,7 +1,7 @@
-"""Settings of the full simulation (kiosk/simrig.py) for tests that play whole games through it."""
+"""Settings of the full simulation (kiosk/sim_kiosk.py) for tests that play whole games through it."""
 from __future__ import annotations
 
-from kiosk.simrig import SimSettings, fast_settings
+from kiosk.sim_kiosk import SimSettings, fast_settings
 
 
 def quick_settings(seed: int) -> SimSettings:

@@ -153,7 +153,7 @@ def start_by_touch(app, *keys: str) -> None:
 def sim_kiosk(tmp_path, seed: int):
     """The real controller in full simulation (rendered camera, GRBL simulator, search process) under a
     KioskApp of 1280 x 800; skips when the rig cannot be built here, closes it afterwards."""
-    from kiosk.simrig import SimRig, fast_settings
+    from kiosk.sim_kiosk import SimKiosk, fast_settings
 
     pygame.display.init()
     pygame.event.clear()
@@ -161,7 +161,7 @@ def sim_kiosk(tmp_path, seed: int):
     config.kiosk.state_dir = str(tmp_path)
     config.kiosk.idle_timeout_s = 10_000
     try:
-        rig = SimRig(config, str(tmp_path), "copenhagen", fast_settings(seed=seed))
+        rig = SimKiosk(config, str(tmp_path), "copenhagen", fast_settings(seed=seed))
     except (FileNotFoundError, ValueError) as exc:   # e.g. vision's square model missing or out of date
         pytest.skip(f"the simulation rig cannot be built here: {exc}")
     try:

@@ -56,8 +56,11 @@ class SimSettings:
                                        # clock; the board's look is drawn once (one board all day)
 
 
-class SimRig:
-    """Builds and owns the simulated hardware and the controller on top of it."""
+class SimKiosk:
+    """Builds and owns the simulated hardware and the controller on top of it.
+
+    Not `robot.simrig.SimRig` (one robot process: its own driver, gantry and ledger):
+    here the kiosk's own gantry thread drives the simulator, as on the real kiosk."""
 
     def __init__(self, config: Config, state_dir: str, variant: str = "copenhagen",
                  settings: SimSettings | None = None, *, fresh: bool = True,
