@@ -17,6 +17,7 @@ from engine import Board, Move, Piece, Side
 
 from kiosk.view import ControllerView
 from kiosk.simworld import SimWorld
+from kiosk.states import State
 
 
 VISITOR_MODES = ("random", "engine", "yielding", "racing")
@@ -57,20 +58,20 @@ class SimVisitor:
     def act(self, view: ControllerView, now: float) -> str | None:
         """One look at the screen; returns what the visitor did (for the log), if anything."""
         if view.state != self._last_state:
-            if view.state in ("fix_board", "place_piece"):
+            if view.state in (State.FIX_BOARD, State.PLACE_PIECE):
                 self._waiting_ply = -1      # the last move was refused: play again after fixing
             self._last_state = view.state
-            delay = self.style.read_screen_s if view.state in ("fix_board", "place_piece") \
+            delay = self.style.read_screen_s if view.state in (State.FIX_BOARD, State.PLACE_PIECE) \
                 else self.rng.uniform(*self.style.think_s)
             self._next_at = now + delay
         if now < self._next_at or self.world.hand_over_board():
             return None
-        if view.state in ("fix_board", "place_piece") and view.fix_squares:
+        if view.state in (State.FIX_BOARD, State.PLACE_PIECE) and view.fix_squares:
             self.world.set_squares(dict(view.fix_squares))
             self.fixes += 1
             self._next_at = now + self.style.read_screen_s * 2
             return f"fixed {len(view.fix_squares)} squares"
-        if view.state == "visitor_turn" and view.board is not None:
+        if view.state == State.VISITOR_TURN and view.board is not None:
             if view.ply == self._waiting_ply:
                 return None            # the last move is not taken in yet
             board = view.board
@@ -235,23 +236,23 @@ class MuseumVisitor:
             return self.back_at if self.back_at is not None else float("inf")
         if view.state != self._last_state:
             self._last_state = view.state
-            if view.state in ("fix_board", "place_piece"):
+            if view.state in (State.FIX_BOARD, State.PLACE_PIECE):
                 self._waiting_ply = -1
-                self.asked += view.state == "place_piece"
+                self.asked += view.state == State.PLACE_PIECE
                 self.next_at = now + self.rng.uniform(3.0, 20.0)      # reads the screen
-            elif view.state == "visitor_turn":
+            elif view.state == State.VISITOR_TURN:
                 self.next_at = now + p.think_s(self.rng)
         if now < self.next_at or self.world.hand_over_board():
             return self.next_at
-        if view.state in ("fix_board", "place_piece") and view.fix_squares:
-            if view.state == "place_piece" and not p.helps:
+        if view.state in (State.FIX_BOARD, State.PLACE_PIECE) and view.fix_squares:
+            if view.state == State.PLACE_PIECE and not p.helps:
                 self.next_at = float("inf")          # does not know what to do, waits
                 return self.next_at
             self.world.set_squares(dict(view.fix_squares))
-            self.helped += view.state == "place_piece"
+            self.helped += view.state == State.PLACE_PIECE
             self.next_at = now + self.rng.uniform(5.0, 15.0)
             return self.next_at
-        if view.state == "visitor_turn" and view.board is not None and view.ply != self._waiting_ply:
+        if view.state == State.VISITOR_TURN and view.board is not None and view.ply != self._waiting_ply:
             if p.walk_away_at is not None and view.ply >= p.walk_away_at:
                 self.walk_away(now)
                 return self.back_at if self.back_at is not None else float("inf")

@@ -28,6 +28,7 @@ from engine import Side
 from kiosk.autoplay import SimVisitor, VisitorStyle
 from kiosk.faults import FaultPlan
 from kiosk.sim_kiosk import SimKiosk, SimSettings
+from kiosk.states import State
 
 log = logging.getLogger("kiosk.headless")
 
@@ -96,7 +97,7 @@ class Autoplay:
             if when > now:
                 keep.append((when, name, action))
                 continue
-            if name in ("power-cut", "serial-unplug") and state != "robot_moving":
+            if name in ("power-cut", "serial-unplug") and state != State.ROBOT_MOVING:
                 self.faults.refund(name)    # the robot already finished: this one did not strike
                 continue
             action()
@@ -134,7 +135,7 @@ class Autoplay:
         it when the robot's move ended without one."""
         if not self._cut_armed:
             return
-        if state != "robot_moving":
+        if state != State.ROBOT_MOVING:
             self._cut_armed = False
             self.faults.refund("power-cut")
         elif self.rig.world.table.holding is not None:
@@ -188,7 +189,7 @@ class Autoplay:
                 now = time.monotonic()
                 result.ply_times.append((now - last_ply_t) / (view.ply - last_ply))
                 last_ply, last_ply_t = view.ply, now
-            if view.state == "game_over" and not reset_started:
+            if view.state == State.GAME_OVER and not reset_started:
                 result.plies = view.ply
                 o = view.outcome
                 result.outcome = (f"{o.winner.value} won ({o.reason})" if o and o.winner else
@@ -197,11 +198,11 @@ class Autoplay:
                     result.desync = True
                     result.notes.append("desync at the end")
                 reset_started = True       # the robot resets to the start position by itself
-            elif view.state == "game_over" and reset_started and not view.resetting and not view.missing:
+            elif view.state == State.GAME_OVER and reset_started and not view.resetting and not view.missing:
                 result.completed = True
                 ctrl.set_attract(False)
                 break
-            elif view.ply >= self.options.max_plies and view.state in ("visitor_turn", "thinking"):
+            elif view.ply >= self.options.max_plies and view.state in (State.VISITOR_TURN, State.THINKING):
                 ctrl.end_game()
                 result.notes.append(f"stopped at {view.ply} plies")
             else:

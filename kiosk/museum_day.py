@@ -57,6 +57,7 @@ from kiosk.autoplay import MuseumVisitor, Persona
 from kiosk.board_names import board_name_for
 from kiosk.headless import Autoplay, AutoplayOptions
 from kiosk.sim_kiosk import SimSettings
+from kiosk.states import State
 
 log = logging.getLogger("kiosk.museum_day")
 
@@ -209,7 +210,7 @@ class MuseumDay(Autoplay):
         self._was_busy = busy
         moved = rig.sim.motion_s - self._motion_seen
         self._motion_seen += moved
-        if busy or view.state == "thinking" or (self._pending and min(p[0] for p in self._pending) <= self.clock()):
+        if busy or view.state == State.THINKING or (self._pending and min(p[0] for p in self._pending) <= self.clock()):
             # the gantry, the search process or a fault's action runs on the wall clock; the
             # gantry's time is the firmware's motion time (the reference machine's kinematics)
             time.sleep(0.02)
@@ -241,14 +242,14 @@ class MuseumDay(Autoplay):
         game = self._game
         if game is None:
             return
-        if view.state == "paused":
+        if view.state == State.PAUSED:
             game.paused = True
-        if view.state == "visitor_turn" and self._last_state == "paused":
+        if view.state == State.VISITOR_TURN and self._last_state == State.PAUSED:
             game.resumed = True
-        if view.state == "visitor_turn" and view.board is not None \
+        if view.state == State.VISITOR_TURN and view.board is not None \
                 and self.rig.world.square_pieces() != view.board.pieces():
             game.desync = True
-        if view.state in ("visitor_turn", "thinking") and self.ended_at is not None and view.ply <= 1:
+        if view.state in (State.VISITOR_TURN, State.THINKING) and self.ended_at is not None and view.ply <= 1:
             self.totals.turnarounds.append(self.clock() - self.ended_at)
             self.ended_at = None
 
@@ -259,7 +260,7 @@ class MuseumDay(Autoplay):
         if self.stuck_watch.see(key, now, view.state in WORKING or view.resetting, bool(view.staff_notice)):
             self.totals.stuck += 1
             self.out(f"STUCK in {view.state} for {now - self.stuck_watch.since:.0f} s")
-        if self.ended_at is not None and view.state == "game_over" and not view.resetting and not view.missing:
+        if self.ended_at is not None and view.state == State.GAME_OVER and not view.resetting and not view.missing:
             self.totals.turnarounds.append(now - self.ended_at)     # ready for the next game's first move
             self.ended_at = None
 
@@ -274,7 +275,7 @@ class MuseumDay(Autoplay):
             world, ctrl = self.rig.world, self.rig.controller
             # the squares the call names first (a piece taken off goes into the tray), then the
             # tray into storage, then "pieces are back": storage really holds what it is counted to
-            if view.state == "place_piece" and view.fix_squares:
+            if view.state == State.PLACE_PIECE and view.fix_squares:
                 world.set_squares(dict(view.fix_squares))
             world.refill_storage()
             ctrl.pieces_back()
@@ -298,19 +299,18 @@ class MuseumDay(Autoplay):
         while self.clock() - sim_start < GAME_LIMIT_S and time.monotonic() - wall_start < GAME_WALL_LIMIT_S:
             view = self.rig.controller.view()
             if not started:
-                if self.clock() >= chosen_at and view.state in ("idle", "game_over", "paused", "visitor_turn",
-                                                                "fix_board"):
-                    if view.state in ("visitor_turn", "fix_board"):
+                if self.clock() >= chosen_at and view.state in (State.IDLE, State.GAME_OVER, State.PAUSED, State.VISITOR_TURN, State.FIX_BOARD):
+                    if view.state in (State.VISITOR_TURN, State.FIX_BOARD):
                         self.rig.controller.end_game()       # the last visitor's game: End game
                         continue
                     self.rig.controller.start_game(persona.variant, {}, persona.side, persona.level)
                     self.totals.games += 1
                     self._game, started = game, True
                     continue
-                wake = chosen_at if view.state != "place_piece" else self._wake_at(person, view)
+                wake = chosen_at if view.state != State.PLACE_PIECE else self._wake_at(person, view)
                 self._tick(wake)
                 continue
-            if view.state == "game_over" and view.outcome is not None:
+            if view.state == State.GAME_OVER and view.outcome is not None:
                 self._game_over(game, view, logs_before)
                 # they look at the result a moment, then leave
                 until = self.clock() + self.people.uniform(10.0, 40.0)
@@ -320,10 +320,10 @@ class MuseumDay(Autoplay):
             if person.left_for_good:
                 game.ended, game.plies = "walked away", view.ply
                 return game
-            if view.ply >= MAX_PLIES and view.state == "visitor_turn":
+            if view.ply >= MAX_PLIES and view.state == State.VISITOR_TURN:
                 self.rig.controller.end_game()
                 continue
-            if view.state == "paused" and person.present and person.moves:
+            if view.state == State.PAUSED and person.present and person.moves:
                 self.rig.controller.touched()              # back: a touch on the attract screen
             self._tick(self._wake_at(person, view))
         game.ended, game.lost = f"timed out in {self.rig.controller.view().state}", True

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ControllerView:
-    state: str
+    state: State
     variant: str | None
     board: Board | None
     visitor_side: Side | None
@@ -64,7 +64,7 @@ class ControllerView:
 
 def idle_view() -> ControllerView:
     """The view of a kiosk with no game (for screens drawn without a controller)."""
-    return ControllerView(state="idle", variant=None, board=None, visitor_side=None, level=None,
+    return ControllerView(state=State.IDLE, variant=None, board=None, visitor_side=None, level=None,
                           last_move=None, last_captures=(), announcements=(), robot_activity=IDLE_ACTIVITY,
                           progress=0.0, fix_squares={}, message=None, message_args={}, outcome=None,
                           camera_ok=True, camera_reason=None, captured={"attackers": 0, "defenders": 0})
@@ -76,7 +76,7 @@ def build_view(c: "GameController") -> ControllerView:
     goal = c.jobs.goal
     board = s.board if s is not None else None
     return ControllerView(
-        state=c.state.value if c.state != State.BOOT else State.IDLE.value,
+        state=c.state if c.state != State.BOOT else State.IDLE,
         variant=s.variant if s is not None else c.variant,
         board=board.copy() if board is not None else None,
         visitor_side=s.visitor_side if s is not None else None, level=s.level if s is not None else None,

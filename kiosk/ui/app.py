@@ -29,6 +29,7 @@ from kiosk.ui.rules import RulesScreen
 from kiosk.ui.staff import PinScreen, StaffScreen
 from kiosk.ui.start import StartScreen
 from kiosk.ui.widgets import Buttons, draw_panel, draw_paragraph, draw_text
+from kiosk.states import State
 
 FPS = 60
 COUNTDOWN_S = 20.0            # the "still playing?" warning shows this long before the idle timeout
@@ -133,17 +134,17 @@ class KioskApp:
         view = self.ctx.view
         if view is not None and view.exhibit.mode == "selfplay":
             # the robot plays itself in attract mode; a visitor who stops it chooses on the hand-over screen
-            if view.state == "handover" and self.current.name not in ("handover", "pin", "staff"):
+            if view.state == State.HANDOVER and self.current.name not in ("handover", "pin", "staff"):
                 self.navigate("handover")
-            elif view.state != "handover" and self.current.name in ("game", "handover") and view.outcome is None:
+            elif view.state != State.HANDOVER and self.current.name in ("game", "handover") and view.outcome is None:
                 self.navigate("attract")
             return
-        if view is not None and view.state == "paused":
+        if view is not None and view.state == State.PAUSED:
             if self.current.name == "game":
                 self.navigate("attract")      # nobody there: attract, the game kept for their return
             return
         if (self.current.name in GAME_SCREENS and view is not None and view.board is not None
-                and view.outcome is None and view.state not in ("idle", "clearing")):
+                and view.outcome is None and view.state not in (State.IDLE, State.CLEARING)):
             self.navigate("game")
 
     def track_activity(self) -> None:
@@ -170,7 +171,7 @@ class KioskApp:
             return None
         view = self.ctx.view
         if view is not None and view.board is not None and view.outcome is None \
-                and view.state not in ("idle", "clearing"):
+                and view.state not in (State.IDLE, State.CLEARING):
             return None
         left = self.idle_timeout - (self.ctx.now - self.last_activity)
         warn = min(COUNTDOWN_S, self.idle_timeout / 3)
@@ -206,7 +207,7 @@ class KioskApp:
         keys = []
         if self.ctx.now < self.restored_until:
             keys.append("rewards.restored")
-        if view.state == "paused":
+        if view.state == State.PAUSED:
             keys.append("museum.paused")          # on the attract screen: the last game waits
         if getattr(view, "attendance", None) == "warn":
             keys.append("museum.still_there")

@@ -16,6 +16,7 @@ from kiosk.ui import palette
 from kiosk.ui.board_view import ScreenBoard, draw_move_arrow, draw_piece, square_name
 from kiosk.ui.context import UiContext
 from kiosk.ui.widgets import draw_hand, draw_panel, draw_paragraph, draw_text
+from kiosk.states import State
 
 CAMERA_GRACE_S = 2.0     # a hand over the board while moving is normal; say something only after this
 
@@ -25,11 +26,11 @@ def active_error(view: object, camera_bad_for: float) -> str | None:
     if view is None:
         return None
     state = getattr(view, "state", "")
-    if state == "paused_error":
+    if state == State.PAUSED_ERROR:
         return "staff"
-    if state == "place_piece":
+    if state == State.PLACE_PIECE:
         return "place_piece"
-    if state == "fix_board":
+    if state == State.FIX_BOARD:
         return "fix_board"
     if not getattr(view, "camera_ok", True) and camera_bad_for >= CAMERA_GRACE_S:
         return "camera"
@@ -205,6 +206,6 @@ def robot_activity_text(ctx: UiContext, view: object) -> str:
         return ctx.t(f"robot.{activity.code.value}", str(activity), **activity.args)
     if getattr(view, "resetting", False):
         return ctx.t("museum.resetting")
-    if state in ("thinking", "setup", "clearing", "verify", "robot_moving"):
+    if state in (State.THINKING, State.SETUP, State.CLEARING, State.VERIFY, State.ROBOT_MOVING):
         return ctx.t(f"robot.{state}")
     return ""

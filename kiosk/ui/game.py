@@ -23,6 +23,7 @@ from kiosk.ui.game_board import card_values, draw_board_banner, draw_cards, draw
 from kiosk.ui.rewards_screen import RecordQr, draw_large_qr, draw_take_home
 from kiosk.ui.widgets import (draw_busy, draw_button, draw_panel, draw_paragraph, draw_progress, draw_text,
                               fit_font, icon_book, icon_flag_white, icon_stop)
+from kiosk.states import State
 
 ANNOUNCE_KINDS = ("raichi", "tuichu", "king_threatened", "shieldwall", "edge_fort", "resting",
                   "repetition_warning", "capture")
@@ -146,7 +147,7 @@ class GameScreen(BaseScreen):
         if view is None:
             return
         state = view.state
-        if state != "idle":
+        if state != State.IDLE:
             self.seen_active = True
         elif self.seen_active and view.outcome is None:
             ctx.navigate("attract")           # the game was stopped and the board cleared
@@ -158,7 +159,7 @@ class GameScreen(BaseScreen):
         board = view.board
         stack = len(board.move_stack) if board is not None else 0
         if self.pending_since is not None and (stack != self.pending_stack or ctx.now - self.pending_since > 8.0
-                                               or state != "visitor_turn"):
+                                               or state != State.VISITOR_TURN):
             self.pending_since = None
         if not self.can_move(ctx):
             self.selected = None
@@ -182,7 +183,7 @@ class GameScreen(BaseScreen):
     # ---- moving in simulation -----------------------------------------------------------
     def can_move(self, ctx: UiContext) -> bool:
         view = ctx.view
-        return (ctx.world is not None and view is not None and view.state == "visitor_turn"
+        return (ctx.world is not None and view is not None and view.state == State.VISITOR_TURN
                 and view.board is not None and self.pending_since is None and self.confirm is None
                 and (view.exhibit.mode == "referee" or side_value(view.board.turn) == side_value(view.visitor_side)))
 
@@ -273,7 +274,7 @@ class GameScreen(BaseScreen):
             shade = pygame.Surface(board_rect.size, pygame.SRCALPHA)
             shade.fill((20, 24, 30, 120))
             surface.blit(shade, board_rect)
-        if view is not None and view.state in ("setup", "clearing") and error is None:
+        if view is not None and view.state in (State.SETUP, State.CLEARING) and error is None:
             # The pieces shown are the goal; the banner says what the robot is doing towards it.
             veil = pygame.Surface(geom.inner.size, pygame.SRCALPHA)
             veil.fill((*palette.BACKGROUND, 110))
@@ -317,9 +318,9 @@ class GameScreen(BaseScreen):
             return
         # Turn card: both avatars, the one to move framed; the status in words below them.
         referee = view.exhibit.mode == "referee"
-        visitor_to_move = (view.board is not None and view.state in ("visitor_turn", "fix_board")
+        visitor_to_move = (view.board is not None and view.state in (State.VISITOR_TURN, State.FIX_BOARD)
                            and (referee or side_value(view.board.turn) == side_value(view.visitor_side)))
-        robot_busy = view.state in ("thinking", "robot_moving", "verify", "setup", "clearing")
+        robot_busy = view.state in (State.THINKING, State.ROBOT_MOVING, State.VERIFY, State.SETUP, State.CLEARING)
         av = int(lay.target * 0.6) if lay.compact else min(lay.target, panel.width // 4)
         status_h = lay.font_body * (1 if lay.compact else 2) + g
         bar_h = lay.mm(3)
@@ -372,7 +373,7 @@ class GameScreen(BaseScreen):
                        valign="center")
         if robot_busy or resetting:
             bar = pygame.Rect(status_rect.left, status_rect.bottom + g, status_rect.width, bar_h)
-            if view.state == "thinking":
+            if view.state == State.THINKING:
                 draw_busy(surface, bar, ctx.now)
             else:
                 draw_progress(surface, bar, view.progress)
@@ -443,7 +444,7 @@ class GameScreen(BaseScreen):
         """Rules / Resign / End game along the bottom; returns the top of the button area."""
         lay = ctx.layout
         view = ctx.view
-        in_game = view is not None and view.outcome is None and view.state not in ("idle", "clearing")
+        in_game = view is not None and view.outcome is None and view.state not in (State.IDLE, State.CLEARING)
         h = lay.target
         specs = [("rules", ctx.t("game.rules"), palette.SECONDARY, icon_book, True,
                   lambda: ctx.navigate("rules", variant=(view.variant if view else None), back="game")),

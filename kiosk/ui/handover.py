@@ -23,6 +23,7 @@ from kiosk.ui.widgets import (
     fit_font,
     icon_play,
 )
+from kiosk.states import State
 
 
 def side_name(ctx: UiContext, variant: str | None, side: str) -> str:
@@ -38,7 +39,7 @@ class HandoverScreen(BaseScreen):
 
     def update(self, ctx: UiContext, dt: float) -> None:
         view = ctx.view
-        if view is None or view.state == "handover":
+        if view is None or view.state == State.HANDOVER:
             return
         if view.exhibit.mode == "visitor" and view.outcome is None:
             ctx.navigate("game")             # taken over: the visitor's game goes on

@@ -19,6 +19,7 @@ from engine import Board, Outcome, Piece, Side, parse_square
 from kiosk.activity import ActivityCode, IDLE_ACTIVITY, RobotActivity
 from kiosk.rewards import RewardSession, Unlocks
 from kiosk.view import ControllerView
+from kiosk.states import State
 
 DEMO_SECRET = "screenshot-demo-secret"   # only for pictures: a real kiosk has its own reward_secret
 
@@ -57,7 +58,7 @@ class StillView:
 
 def idle_view() -> ControllerView:
     """The view of a kiosk with no game on (the attract and start screens)."""
-    return ControllerView(state="idle", variant=None, board=None, visitor_side=None, level=None, last_move=None,
+    return ControllerView(state=State.IDLE, variant=None, board=None, visitor_side=None, level=None, last_move=None,
                           last_captures=(), announcements=(), robot_activity=IDLE_ACTIVITY, progress=0.0, fix_squares={},
                           message=None, message_args={}, outcome=None, camera_ok=True, camera_reason=None,
                           captured={"attackers": 0, "defenders": 0})
@@ -74,7 +75,7 @@ def game_view(plies: int = 22, **changes: Any) -> ControllerView:
         last = board.parse_move(text)
         captures = tuple(board.push(last))
     captured = {side.value: n for side, n in board.captured_counts().items()}     # the engine's count
-    base = ControllerView(state="visitor_turn", variant="copenhagen", board=board, visitor_side=Side.DEFENDERS,
+    base = ControllerView(state=State.VISITOR_TURN, variant="copenhagen", board=board, visitor_side=Side.DEFENDERS,
                           level="medium", last_move=last, last_captures=captures, announcements=(),
                           robot_activity=IDLE_ACTIVITY, progress=0.0, fix_squares={}, message=None, message_args={},
                           outcome=None, camera_ok=True, camera_reason=None, captured=captured)
@@ -122,14 +123,14 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
         return prepare
 
     def won(app: Any) -> None:
-        view = game_view(34, state="game_over", outcome=Outcome(Side.DEFENDERS, "king_escaped"))
+        view = game_view(34, state=State.GAME_OVER, outcome=Outcome(Side.DEFENDERS, "king_escaped"))
         view = replace(view, visitor_side=Side.DEFENDERS)
         at(app, "game", view)
 
     def rewards(new: str, unlocks: Unlocks, scheme: int = 0) -> Callable[[Any], None]:
         def prepare(app: Any) -> None:
             app.ctx.rewards = RewardSession(unlocks=unlocks, colour_scheme=scheme)
-            at(app, "rewards", game_view(34, state="game_over"), new=new)
+            at(app, "rewards", game_view(34, state=State.GAME_OVER), new=new)
             _clock_of(app).now += 1.3
         return prepare
 
@@ -142,7 +143,7 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
     def staff(page: str) -> Callable[[Any], None]:
         def prepare(app: Any) -> None:
             app.ctx.staff_unlocked = True
-            at(app, "staff", game_view(10, state="visitor_turn"), page=page)
+            at(app, "staff", game_view(10, state=State.VISITOR_TURN), page=page)
         return prepare
 
     def idle_countdown(app: Any) -> None:
@@ -152,7 +153,7 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
 
     def unlocked_game(app: Any) -> None:
         app.ctx.rewards = RewardSession(unlocks=Unlocks(True, True, True), colour_scheme=1)
-        game(game_view(21, state="visitor_turn"), selected="f5")(app)
+        game(game_view(21, state=State.VISITOR_TURN), selected="f5")(app)
 
     def york_match(over: bool) -> Callable[[Any], None]:
         def prepare(app: Any) -> None:
@@ -167,13 +168,13 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
                 match.record(board, Outcome(Side.DEFENDERS, "king_escaped"))     # the controller scores it
             view = replace(game_view(0), variant="york", board=board, last_move=None, last_captures=(),
                            visitor_side=Side.DEFENDERS, level="easy",
-                           state="game_over" if over else "thinking",
+                           state=State.GAME_OVER if over else State.THINKING,
                            outcome=Outcome(Side.DEFENDERS, "king_escaped") if over else None, match=match)
             at(app, "game", view)
         return prepare
 
     def swedish(app: Any) -> None:
-        game(game_view(22, state="robot_moving", robot_activity=RobotActivity(ActivityCode.MOVING, {"from": "b9", "to": "a9"}), progress=0.4,
+        game(game_view(22, state=State.ROBOT_MOVING, robot_activity=RobotActivity(ActivityCode.MOVING, {"from": "b9", "to": "a9"}), progress=0.4,
                        announcements=("raichi",)))(app)
         app.ctx.texts.set_language("sv")
 
@@ -181,10 +182,10 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
     from kiosk.ui.rules_content import STEPS
     from kiosk.ui.teach_panel import with_teaching as teach
 
-    illegal = game_view(21, state="fix_board", message="illegal_move.blocked",
+    illegal = game_view(21, state=State.FIX_BOARD, message="illegal_move.blocked",
                         message_args={"from": "f8", "to": "f4"},
                         fix_squares={sq("f4"): None, sq("f8"): Piece.DEFENDER})
-    place = game_view(22, state="place_piece", message="place_piece.missed_pickup",
+    place = game_view(22, state=State.PLACE_PIECE, message="place_piece.missed_pickup",
                       robot_activity=RobotActivity(ActivityCode.MOVING, {"from": "b9", "to": "a9"}), fix_squares={sq("a9"): Piece.ATTACKER, sq("b9"): None})
     return [
         ("01-attract", attract),
@@ -192,17 +193,17 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
         ("03-start-york-match", start_page("format", "york")),
         ("04-start-side", start_page("side", "copenhagen")),
         ("05-start-level-lots", start_page("level", "tablut", lots=True)),
-        ("06-game-your-turn", game(game_view(21, state="visitor_turn"), selected="f5")),
-        ("07-game-robot-moving", game(game_view(22, state="robot_moving", robot_activity=RobotActivity(ActivityCode.MOVING, {"from": "b9", "to": "a9"}),
+        ("06-game-your-turn", game(game_view(21, state=State.VISITOR_TURN), selected="f5")),
+        ("07-game-robot-moving", game(game_view(22, state=State.ROBOT_MOVING, robot_activity=RobotActivity(ActivityCode.MOVING, {"from": "b9", "to": "a9"}),
                                                 progress=0.6, announcements=("king_threatened",)))),
-        ("08-game-thinking", game(game_view(20, state="thinking"))),
-        ("09-game-setup", game(game_view(0, state="setup", robot_activity=RobotActivity(ActivityCode.PLACING, {"square": "d1"}), progress=0.35,
+        ("08-game-thinking", game(game_view(20, state=State.THINKING))),
+        ("09-game-setup", game(game_view(0, state=State.SETUP, robot_activity=RobotActivity(ActivityCode.PLACING, {"square": "d1"}), progress=0.35,
                                          last_move=None))),
         ("10-error-illegal-move", game(illegal)),
         ("11-error-place-piece", game(place)),
-        ("12-error-camera", game(game_view(21, state="visitor_turn", camera_ok=False, camera_reason="hand over board"),
+        ("12-error-camera", game(game_view(21, state=State.VISITOR_TURN, camera_ok=False, camera_reason="hand over board"),
                                  camera_bad_for=3.0)),
-        ("13-error-staff", game(game_view(21, state="paused_error", message="gantry.error",
+        ("13-error-staff", game(game_view(21, state=State.PAUSED_ERROR, message="gantry.error",
                                           message_args={"error": "ALARM:1 hard limit"}))),
         ("14-confirm-resign", game(game_view(21), confirm="resign")),
         ("15-game-over-won", won),
@@ -257,7 +258,7 @@ def _exhibit_view(state: str, ply: int = 22, **fields: Any) -> Any:
     before = view.board.copy()
     before.pop()
     reasons = explain(before, view.last_move)
-    side = view.board.turn if state == "handover" else None
+    side = view.board.turn if state == State.HANDOVER else None
     return replace(view, exhibit=_exhibit("selfplay", handover_side=side, **fields),
                    teaching=TeachingView(robot_reasons=reasons, robot_ply=ply))
 

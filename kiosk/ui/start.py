@@ -21,6 +21,7 @@ from kiosk.ui.board_view import ScreenBoard, draw_board, draw_pieces, draw_piece
 from kiosk.ui.context import BaseScreen, GameRequest, UiContext
 from kiosk.match import MATCH_FORMATS
 from kiosk.ui.widgets import draw_button, draw_paragraph, draw_text, fit_font, icon_arrow, icon_book
+from kiosk.states import State
 
 LEVELS = ("easy", "medium", "hard")
 LEVEL_REWARD = {"easy": "colours", "medium": "shaded", "hard": "crown"}
@@ -122,7 +123,7 @@ class StartScreen(BaseScreen):
         if self.pending is None:
             return
         view = ctx.view
-        if view is not None and view.state not in ("idle", "game_over", "paused"):
+        if view is not None and view.state not in (State.IDLE, State.GAME_OVER, State.PAUSED):
             return
         request = self.pending
         try:

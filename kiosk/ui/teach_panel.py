@@ -17,6 +17,7 @@ from kiosk.teaching import SENTENCE_REASONS, Hint, TeachingView, highlighted_squ
 from kiosk.ui import palette
 from kiosk.ui.board_view import ScreenBoard, draw_move_arrow, mark_squares, square_name
 from kiosk.ui.widgets import Buttons, draw_button, draw_panel, draw_paragraph, draw_text
+from kiosk.states import State
 
 REASON_COLOUR = palette.ORANGE
 HINT_COLOUR = palette.BLUISH_GREEN
@@ -31,7 +32,7 @@ def teaching_of(view: Any) -> TeachingView | None:
 
 
 def visitor_to_move(view: Any) -> bool:
-    return (view is not None and view.board is not None and view.outcome is None and view.state == "visitor_turn"
+    return (view is not None and view.board is not None and view.outcome is None and view.state == State.VISITOR_TURN
             and _side(view.board.turn) == _side(view.visitor_side))
 
 
