@@ -20,6 +20,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
+from engine import Piece
 from kiosk.ports import CameraPort, CameraReading
 
 log = logging.getLogger("kiosk.camera")
@@ -45,6 +46,9 @@ class FrameFeed(Protocol):
 
     def use_board(self, board_name: str, variant: str) -> None: ...
 
+    def refresh(self) -> None:
+        """The next frame must be a genuinely new picture (a simulated still scene repeats one)."""
+
     def close(self) -> None: ...
 
 
@@ -52,6 +56,9 @@ class FrameReader(Protocol):
     def read(self, frame: Frame, seq: int) -> CameraReading: ...
 
     def use_board(self, board_name: str, variant: str) -> None: ...
+
+    def confirm(self, reading: CameraReading, squares: dict[int, Piece]) -> None:
+        """The controller confirmed what `reading` showed: the reader may learn from it."""
 
 
 class CameraThread(CameraPort):
@@ -104,9 +111,7 @@ class CameraThread(CameraPort):
 
     def refresh(self) -> None:
         """The controller doubts a reading: take a genuinely new picture next."""
-        refresh = getattr(self.source, "refresh", None)
-        if refresh is not None:
-            refresh()
+        self.source.refresh()
 
     def confirm(self, reading: CameraReading, squares: dict) -> None:
         """The controller confirmed what `reading` showed (the reader may learn from it)."""
@@ -116,10 +121,8 @@ class CameraThread(CameraPort):
     def _apply_confirms(self) -> None:
         with self._lock:
             todo, self._confirms = self._confirms, []
-        confirm = getattr(self.reader, "confirm", None)
         for reading, squares in todo:
-            if confirm is not None:
-                confirm(reading, squares)
+            self.reader.confirm(reading, squares)
 
     def stop(self) -> None:
         self._stop.set()

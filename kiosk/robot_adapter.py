@@ -133,7 +133,7 @@ class GantryMover:
 
     def _gantry_config(self) -> GantryConfig:
         g = self.config.gantry
-        feed = getattr(self, "feed_mm_min", None)
+        feed = self.feed_mm_min
         return g if feed is None else replace(g, drag_feed_mm_min=float(feed))
 
     def make_safe(self) -> None:

@@ -218,6 +218,9 @@ class UvcFrameSource:
     def use_board(self, board_name: str, variant: str) -> None:
         pass
 
+    def refresh(self) -> None:
+        """Nothing to do: a real camera delivers a new picture with every frame."""
+
     def grab(self) -> Frame | None:
         item = self.source.read()
         if item is None:

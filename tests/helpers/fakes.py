@@ -203,6 +203,9 @@ class OnePictureFeed:
     def use_board(self, board_name: str, variant: str) -> None:
         pass
 
+    def refresh(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
@@ -214,4 +217,7 @@ class ReadsAnything:
         return CameraReading(seq, frame.t, True, None)
 
     def use_board(self, board_name: str, variant: str) -> None:
+        pass
+
+    def confirm(self, reading: CameraReading, squares: dict) -> None:
         pass
