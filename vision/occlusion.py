@@ -13,6 +13,19 @@ brighter than the board's wood, which no hand over the board is (a hand is
 lit by the same lamps as the wood and shades it), so a patch whose every
 crossing is that bright is glare, not a hand. Colour tests
 for skin would fail on wood, which is skin-coloured.
+
+A crossing is hidden only when its line is gone, not merely faint: the
+line/wood ratio is blind to *why* a line is faint. A veil adds light to the
+line and the wood alike, so their ratio goes towards 1 while the line's
+depth in grey levels (wood minus line) stays, squeezed only by the camera's
+tone curve near white; dim exposure shrinks that depth and the noise stays.
+In a dim frame a veil cannot even reach 1.8 times the board's median wood
+(the picture clips at 255 first), so the glare-core rule alone does not
+catch it. A hand or a sleeve over a crossing leaves no line at all: its
+depth is within the frame's own pixel noise. So a crossing counts as hidden
+only when its line's depth is within LINE_SNR noise sigmas (the frame's
+own scatter, vision/shape.pixel_noise) in at least one look, besides the
+ratio test in both.
 """
 from __future__ import annotations
 
@@ -23,10 +36,14 @@ import numpy as np
 
 from calibration.geometry import BoardGeometry
 from vision.rectify import RectifiedFrame
+from vision.shape import pixel_noise
 
 # A patch of hidden crossings whose wood is everywhere brighter than this
 # many times the board's median wood is the core of a glare patch, not a hand.
 GLARE_BRIGHTNESS = 1.8
+# A line darker than its wood by more than this many noise sigmas is seen, however
+# faint against the wood (a veil's light over it): a hand leaves no line at all.
+LINE_SNR = 3.0
 
 
 @dataclass(frozen=True)
@@ -35,6 +52,8 @@ class GridVisibility:
     contrast: np.ndarray        # (n+1, n+1) line / wood brightness ratio
     largest_patch: int          # crossings in the largest connected hidden patch that is not glare
     wood: np.ndarray            # (n+1, n+1) the wood's brightness round each crossing
+    covered: np.ndarray         # (n+1, n+1) bool: the line as bright as its wood (ratio test)
+    faint: np.ndarray           # (n+1, n+1) bool: the line's depth within LINE_SNR noise sigmas
 
 
 class GridChecker:
@@ -80,15 +99,17 @@ class GridChecker:
         wood = np.nanmedian(sample(self.diag) * self.diag_weight, 1)
         ratio = (line + 1) / (wood + 1)
         saturated = wood > 245
-        hidden = (ratio > self.hidden_ratio) & ~saturated
-        grid = hidden.reshape(self.n, self.n)
+        covered = ((ratio > self.hidden_ratio) & ~saturated).reshape(self.n, self.n)
         # the border crossings have the frame on one side, often as dark as the
         # line: they are reported but do not count as covered
-        grid[[0, -1], :] = False
-        grid[:, [0, -1]] = False
+        covered[[0, -1], :] = False
+        covered[:, [0, -1]] = False
+        faint = (wood - line <= LINE_SNR * max(pixel_noise(rect_gray), 0.5)).reshape(self.n, self.n)
+        grid = covered & faint
         wood_grid = wood.reshape(self.n, self.n)
         return GridVisibility(hidden=grid, contrast=ratio.reshape(self.n, self.n),
-                              largest_patch=self._largest(grid, wood_grid), wood=wood_grid)
+                              largest_patch=self._largest(grid, wood_grid), wood=wood_grid,
+                              covered=covered, faint=faint)
 
     @staticmethod
     def _largest(grid: np.ndarray, wood: np.ndarray) -> int:
@@ -110,13 +131,19 @@ class GridChecker:
     def both(self, a: GridVisibility, b: GridVisibility) -> GridVisibility:
         """Crossings hidden in both of two looks at one frame (with and without the glare veil).
 
-        The wood's brightness is the brighter of the two: the picture as
-        taken, with the veil's light in it.
+        Covered (the line as bright as its wood) in both looks, and its
+        line's depth within the noise in at least one: a line that stands
+        out of the noise in both looks is there, however faint. The wood's
+        brightness is the brighter of the two: the picture as taken, with
+        the veil's light in it.
         """
-        hidden = a.hidden & b.hidden
+        covered = a.covered & b.covered
+        faint = a.faint | b.faint
+        hidden = covered & faint
         wood = np.fmax(a.wood, b.wood)
         return GridVisibility(hidden=hidden, contrast=np.minimum(a.contrast, b.contrast),
-                              largest_patch=self._largest(hidden, wood), wood=wood)
+                              largest_patch=self._largest(hidden, wood), wood=wood,
+                              covered=covered, faint=faint)
 
     def occluded(self, vis: GridVisibility) -> bool:
         return vis.largest_patch >= self.min_patch
