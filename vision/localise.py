@@ -28,6 +28,20 @@ BIT_IGNORED_MARGIN = markers_module.BIT_IGNORED_MARGIN
 MIN_CELL_CONTRAST = 25.0
 MIN_MATCH = 0.75
 MAX_BIT_ERRORS = 2
+# The marker's black square seen where the other three put it, its code
+# unreadable (BoardLocaliser._dark_square_at): how far its corners may lie
+# from the predicted quad's once it is slid and scaled onto it (in marker
+# sides: its shape and turn must agree), how far it may be slid (the
+# uncalibrated lens bends the far corner's prediction) and scaled (blur and
+# the threshold move a small square's outline).
+SQUARE_FIT = 0.12
+SQUARE_SLIDE = 1.5
+SQUARE_SCALE = 1.25
+# ... and its 16 code cells, too blurred to read bit by bit, must still follow
+# its own code: their correlation with it at least this, and this much more
+# than with the code turned (a plain or skin-coloured cover correlates with nothing).
+CODE_CORRELATION = 0.5
+CODE_MARGIN = 0.2
 
 
 class NotReadable(Exception):
@@ -120,12 +134,12 @@ class BoardLocaliser:
                 return
 
     @staticmethod
-    def _crop_round(gray: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float] | None:
-        """The picture round a predicted marker (a marker's width each side), its offset and the marker's width."""
+    def _crop_round(gray: np.ndarray, quad: np.ndarray, reach: float = 1.0) -> tuple[np.ndarray, np.ndarray, float] | None:
+        """The picture round a predicted marker (`reach` marker widths each side), its offset and the marker's width."""
         h, w = gray.shape[:2]
         side = float(max(np.ptp(quad[:, 0]), np.ptp(quad[:, 1])))
-        x0, y0 = (quad.min(0) - side).astype(int)
-        x1, y1 = (quad.max(0) + side).astype(int)
+        x0, y0 = (quad.min(0) - reach * side).astype(int)
+        x1, y1 = (quad.max(0) + reach * side).astype(int)
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
         if x1 - x0 < 8 or y1 - y0 < 8:
             return None
@@ -144,8 +158,12 @@ class BoardLocaliser:
 
     def _find_soft(self, gray: np.ndarray, mid: int, quad: np.ndarray, known: int) -> np.ndarray | None:
         """Marker `mid` by the soft detector on the softened crop round its prediction, and only there;
-        else checked in place on that crop."""
-        cropped = self._crop_round(gray, quad)
+        else checked in place on that crop, else (three markers found) its dark square (`_dark_square_at`).
+
+        Two markers predict the others less well than three (by more than a
+        marker's width under the uncalibrated lens): the crop then reaches
+        twice as far."""
+        cropped = self._crop_round(gray, quad, 1.0 if known >= 3 else 2.0)
         if cropped is None:
             return None
         crop, offset, side = _soften(cropped[0]), cropped[1], cropped[2]
@@ -154,7 +172,116 @@ class BoardLocaliser:
         if mid in more and np.linalg.norm(more[mid].mean(0) / 2 + offset - quad.mean(0)) <= side * (0.75 if known >= 3 else 1.5):
             return more[mid] / 2 + offset
         checked = self._verify_at(crop, mid, (quad - offset) * 2, reach=2.0 if known >= 3 else 3.5)
-        return None if checked is None else checked / 2 + offset
+        if checked is not None:
+            return checked / 2 + offset
+        return self._dark_square_at(gray, mid, quad) if known >= 3 else None
+
+    def _dark_square_at(self, gray: np.ndarray, mid: int, quad: np.ndarray) -> np.ndarray | None:
+        """The marker's black square where the other three markers put it, when its code cannot be read.
+
+        The far marker in dim, blurred light is ~20 px, its 3 px code cells
+        blurred together, but its outline still shows: the detector finds
+        the dark square as a candidate and rejects it for its bits. Three
+        markers fix where it must be; what is asked is only whether something
+        covers it, and a cover cannot make this: a hand, a sleeve or a plain
+        cover over the marker hides the dark square or its light ring, or
+        joins the square to a dark region outside the ring. A candidate
+        counts when, slid onto the prediction (by at most SQUARE_SLIDE sides:
+        the uncalibrated lens) and scaled by at most SQUARE_SCALE, its four
+        corners lie within SQUARE_FIT sides of the predicted ones (its shape
+        and turn), and each of its four edges is dark just inside and light
+        just outside by MIN_CELL_CONTRAST grey levels on the picture as taken
+        (magnified, not sharpened: sharpening rings every dark edge with light),
+        and its blurred code cells still follow the marker's own code
+        (`_code_follows`: a plain dark patch has no code).
+        """
+        cropped = self._crop_round(gray, quad, 0.5 + SQUARE_SLIDE)
+        if cropped is None:
+            return None
+        crop, offset = cropped[0], cropped[1]
+        plain = cv2.resize(crop, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+        want = (quad - offset) * 2
+        candidates = []
+        for image, detector in ((plain, self.detector), (_soften(crop), self.soft_detector)):
+            candidates += [c.reshape(4, 2).astype(np.float64) for c in detector.detectMarkers(image)[2]]
+        for poly in candidates:
+            corners = self._matched_corners(poly, want)
+            if corners is not None and self._ringed(plain, corners) and self._code_follows(plain, corners, mid):
+                return corners / 2 + offset
+        return None
+
+    def _code_follows(self, image: np.ndarray, corners: np.ndarray, mid: int) -> bool:
+        """The blurred code cells inside the square still follow marker `mid`'s code, upright.
+
+        The square is warped flat (8 px per cell) and the middle of each of
+        its 16 code cells averaged; their correlation with the marker's own
+        bits must reach CODE_CORRELATION and beat the code turned by CODE_MARGIN.
+        """
+        cell = 8
+        side = 6 * cell
+        flat = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32)
+        M = cv2.getPerspectiveTransform(corners.astype(np.float32), flat)
+        patch = cv2.warpPerspective(image, M, (side, side), flags=cv2.INTER_LINEAR).astype(np.float32)
+        m = int(round(cell * BIT_IGNORED_MARGIN))
+        code = patch.reshape(6, cell, 6, cell)[1:5, m:cell - m, 1:5, m:cell - m].mean(axis=(1, 3))
+        bits = cv2.aruco.generateImageMarker(self._dictionary, int(mid), 6)[1:5, 1:5] > 127
+        a = code.ravel() - code.mean()
+        if float(np.linalg.norm(a)) < 1e-6:
+            return False
+
+        def correlation(b: np.ndarray) -> float:
+            v = b.ravel().astype(np.float64) - b.mean()
+            return float(a @ v / (np.linalg.norm(a) * np.linalg.norm(v)))
+        own = correlation(bits)
+        turned = max(correlation(np.rot90(bits, r)) for r in (1, 2, 3))
+        return own >= CODE_CORRELATION and own >= turned + CODE_MARGIN
+
+    @staticmethod
+    def _matched_corners(poly: np.ndarray, want: np.ndarray) -> np.ndarray | None:
+        """`poly`'s corners in `want`'s order if, slid and scaled onto `want`, they fit it (shape, turn)."""
+        side = float(np.linalg.norm(want - np.roll(want, -1, 0), axis=1).mean())
+        size = float(np.linalg.norm(poly - np.roll(poly, -1, 0), axis=1).mean())
+        centre, middle = want.mean(0), poly.mean(0)
+        if side <= 0 or np.linalg.norm(middle - centre) > SQUARE_SLIDE * side \
+                or not 1 / SQUARE_SCALE <= size / side <= SQUARE_SCALE:
+            return None
+        shape = (poly - middle) * (side / size) + centre
+        best = None
+        for start in range(4):
+            for step in (1, -1):
+                order = [(start + step * k) % 4 for k in range(4)]
+                err = float(np.linalg.norm(shape[order] - want, axis=1).max())
+                if best is None or err < best[0]:
+                    best = (err, poly[order])
+        assert best is not None
+        return best[1] if best[0] <= SQUARE_FIT * side else None
+
+    @staticmethod
+    def _ringed(image: np.ndarray, corners: np.ndarray) -> bool:
+        """Across each edge of the square: dark on its inner side, light outside (its quiet zone).
+
+        Along the middle of each edge, the darkest of three lines 0-1 cell
+        inside against the lightest of three lines 0.5-1.5 cells outside
+        (blur and the threshold move a small square's outline by a fraction
+        of a cell either way).
+        """
+        centre = corners.mean(0)
+        cell = float(np.linalg.norm(corners - np.roll(corners, -1, 0), axis=1).mean()) / 6
+        h, w = image.shape[:2]
+        t = np.linspace(0.2, 0.8, 9)[:, None]
+        for a, b in zip(corners, np.roll(corners, -1, 0)):
+            edge = a + t * (b - a)
+            mid = (a + b) / 2
+            out = (mid - centre) / max(float(np.linalg.norm(mid - centre)), 1e-6)
+            level = []
+            for d in (-1.0, -0.5, 0.0, 0.5, 1.0, 1.5):
+                p = np.round(edge + d * cell * out).astype(int)
+                if (p < 0).any() or (p[:, 0] >= w).any() or (p[:, 1] >= h).any():
+                    return False
+                level.append(float(np.median(image[p[:, 1], p[:, 0]])))
+            if max(level[3:]) - min(level[:3]) < MIN_CELL_CONTRAST:
+                return False
+        return True
 
     def _search_soft(self, gray: np.ndarray, found: dict[int, np.ndarray]) -> None:
         """The last look for missing markers in a dim, noisy, blurred frame.
