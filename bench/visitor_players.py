@@ -2,6 +2,7 @@
 
     python bench/visitor_players.py [--games 40] [--visitors beginner,casual]
         [--levels easy,medium,hard] [--time-hard 4] [--nodes-hard N] [--minutes M] [--seed 1]
+        [--first-round K]
 
 Two models (issue 19), so that a level is judged by how a visitor fares, not
 only by self-play between levels:
@@ -165,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--minutes", type=float, default=None,
                    help="stop starting new rounds after this many minutes and print what was played")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--first-round", type=int, default=0,
+                   help="start at this round (its openings and game numbers as in a whole run), so that one "
+                        "long run can be split over processes: --first-round K plays rounds K to --games - 1")
     args = p.parse_args(argv)
     visitors = [v.strip() for v in args.visitors.split(",") if v.strip()]
     levels = [v.strip() for v in args.levels.split(",") if v.strip()]
@@ -173,12 +177,12 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"unknown visitor {v!r}; known: {', '.join(VISITORS)}")
     tallies = {(v, lv, side): Tally() for v in visitors for lv in levels for side in (True, False)}
     t0 = time.perf_counter()
-    index = 0
+    index = args.first_round * len(visitors) * len(levels) * 2
     # Rounds, not blocks: round i plays opening i once per visitor, level and
     # side, so a run stopped by --minutes still has balanced figures.
-    for i in range(args.games):
+    for i in range(args.first_round, args.games):
         if args.minutes is not None and time.perf_counter() - t0 > args.minutes * 60:
-            print(f"time budget of {args.minutes:g} min spent after {i} rounds", flush=True)
+            print(f"time budget of {args.minutes:g} min spent after {i - args.first_round} rounds", flush=True)
             break
         seed = args.seed * 7919 + i * 104729
         for visitor in visitors:

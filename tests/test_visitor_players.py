@@ -43,3 +43,17 @@ def test_a_short_run_prints_the_table_per_level_and_side(capsys: pytest.CaptureF
     table = [ln for ln in out.splitlines() if "beginner vs easy " in ln and "as attackers" in ln]
     assert len(games) == 2 and len(table) == 1
     assert "as defenders" in table[0] and "overall" in table[0] and "/1 " in table[0]
+
+
+@pytest.mark.slow
+def test_a_run_split_at_a_round_numbers_its_games_as_the_whole_run_would(capsys: pytest.CaptureFixture[str]) -> None:
+    """--first-round K plays only rounds K.. (one long run split over processes), numbered as in the whole run."""
+    vp = _load("visitor_players")
+    assert vp.main(["--games", "2", "--first-round", "1", "--visitors", "beginner", "--levels", "easy",
+                    "--max-plies", "12"]) == 0
+    out = capsys.readouterr().out
+    numbers = [int(ln.split(" game ")[1].split(":")[0]) for ln in out.splitlines()
+               if "beginner vs easy:" in ln and " game " in ln]
+    assert numbers == [2, 3]
+    table = [ln for ln in out.splitlines() if "beginner vs easy " in ln and "as attackers" in ln]
+    assert len(table) == 1 and "/1 " in table[0]
