@@ -18,7 +18,7 @@ from engine import pieces_from_position, position_from_pieces
 from vision.classifier import SquareClassifier
 from vision.features import FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
-from vision.shape import DiscEvidence, Outline, OutlineMeter, pieces_need_a_rim, shape_agreement
+from vision.shape import DiscEvidence, Outline, OutlineMeter, pieces_need_a_rim, shape_agreement, shape_fallback
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_region, foreign_squares
 from vision.position import SquareClass, marked_squares, pieces_from_classes
@@ -159,10 +159,11 @@ class BoardReader:
         doubt = np.clip((glare.share - VEIL_SHARE) / VEIL_DOUBT_SPAN, 0.0, VEIL_DOUBT_MAX)
         doubt *= 1.0 - shape_agreement(probs, evidence, feats.wood_lum, feats.line_lum, outline.noise)
         doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]
-        probs = (1.0 - doubt) * probs + doubt / probs.shape[1]
+        fallback = shape_fallback(self.classifier.priors / self.classifier.priors.sum(), evidence)
+        probs = (1.0 - doubt) * probs + doubt * fallback
         blown = feats.saturated
         if blown.any():                 # glare: the camera saw pure white, nothing to judge by
-            probs[blown] = 1.0 / probs.shape[1]
+            probs[blown] = fallback[blown]
         return Reading(probabilities=probs, features=feats, view=view, rectified=rect, size=self.size, glare=glare,
                        outline=outline)
 
