@@ -18,7 +18,8 @@ from engine import pieces_from_position, position_from_pieces
 from vision.classifier import SquareClassifier
 from vision.features import FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
-from vision.shape import DiscEvidence, Outline, OutlineMeter, pieces_need_a_rim, shape_agreement, shape_fallback
+from vision.shape import (DiscEvidence, Outline, OutlineMeter, pieces_need_a_rim, shape_agreement, shape_conflict,
+                          shape_fallback)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_region, foreign_squares
 from vision.position import SquareClass, marked_squares, pieces_from_classes
@@ -45,6 +46,10 @@ VEIL_SCALE = 4.0
 # like ivory and a glint like a piece's top, in a way no frame fusion undoes.
 VEIL_DOUBT_SPAN = 0.35
 VEIL_DOUBT_MAX = 0.6
+# Where the colour reads a piece and its disc's step is lost in the noise
+# although a piece there would plainly show (vision/shape.shape_conflict), at
+# most this much doubt: the square is held back, its best guess the prior's.
+SHAPE_CONFLICT_DOUBT = 0.6
 # Off-colour squares joined to the board's edge that make an arm (vision/occlusion.arm_region),
 # with at least one crossing hidden too: stage light of another colour hides none.
 ARM_SQUARES = 4
@@ -158,6 +163,7 @@ class BoardReader:
         dazzled = feats.wood_lum > DAZZLED_WOOD_LEVEL
         doubt = np.clip((glare.share - VEIL_SHARE) / VEIL_DOUBT_SPAN, 0.0, VEIL_DOUBT_MAX)
         doubt *= 1.0 - shape_agreement(probs, evidence, feats.wood_lum, feats.line_lum, outline.noise)
+        doubt = np.maximum(doubt, SHAPE_CONFLICT_DOUBT * shape_conflict(probs, outline, feats.wood_lum, glare.share))
         doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]
         fallback = shape_fallback(self.classifier.priors / self.classifier.priors.sum(), evidence)
         probs = (1.0 - doubt) * probs + doubt * fallback
