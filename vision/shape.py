@@ -252,6 +252,9 @@ def shape_agreement(probs: np.ndarray, ev: DiscEvidence, wood_lum: np.ndarray,
 # has nothing to say: a likelihood ratio of SHAPE_ODDS against an empty square
 # for a full light (or dark) disc with a rim, SHAPE_ODDS ** share for less.
 SHAPE_ODDS = 50.0
+# ... and this share of it stays "anything" (uniform): what is known before
+# looking tilts the guess but is no sighting, so it must not make a square sure.
+FALLBACK_OPEN = 0.2
 
 
 def shape_fallback(prior: np.ndarray, ev: DiscEvidence) -> np.ndarray:
@@ -272,4 +275,5 @@ def shape_fallback(prior: np.ndarray, ev: DiscEvidence) -> np.ndarray:
     odds[:, int(SquareClass.KING)] = SHAPE_ODDS ** light
     odds[:, int(SquareClass.ATTACKER)] = SHAPE_ODDS ** dark
     out = np.asarray(prior, np.float64)[None, :] * odds
-    return out / out.sum(1, keepdims=True)
+    out /= out.sum(1, keepdims=True)
+    return (1.0 - FALLBACK_OPEN) * out + FALLBACK_OPEN / len(prior)
