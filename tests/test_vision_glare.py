@@ -144,3 +144,14 @@ def test_a_strong_veil_over_a_defender_in_dim_light_is_read_defender(square, lev
     sq = parse_square(square, 11)
     assert Board("copenhagen").piece_at(sq).value == "T"
     assert reading.classes[sq] is SquareClass.DEFENDER, reading.probabilities[sq]
+
+
+@pytest.mark.parametrize("square", ["c3", "f7"])
+def test_a_veil_that_clips_the_square_white_in_dim_light_is_reported_unsure(square):
+    """Nothing of wood or piece is left under it: the best guess is what most squares hold (empty),
+    and the square is held back (reported unsure), whatever stands there."""
+    reading = _read(_frame(veil_at=square, level=400.0, exposure=HARD_EXPOSURE, noise=HARD_NOISE))
+    sq = parse_square(square, 11)
+    assert reading.glare is not None and reading.glare.clipped[sq]
+    assert reading.classes[sq] is SquareClass.EMPTY, reading.probabilities[sq]
+    assert reading.confidence[sq] < 0.9, reading.probabilities[sq]
