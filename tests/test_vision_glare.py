@@ -120,3 +120,38 @@ def test_a_bare_arm_in_museum_light_is_refused():
                                      skin=(150.0, 180.0, 225.0), sleeve=None)
     with pytest.raises(NotReadable, match="hand over board"):
         _read(_frame(hand=hand))
+
+
+# Hard light: a dim room (45 % exposure) with the sensor's gain noise, and a
+# strong veil. The colour there says ivory for bare wood (the reader before
+# the shape fallback read these empty squares as defenders); the best guess
+# must follow what is known before looking and the disc's shape instead.
+HARD_EXPOSURE, HARD_NOISE = 0.45, 4.0
+
+
+@pytest.mark.parametrize("square,level", [("c3", 130.0), ("h8", 170.0), ("d4", 170.0)])
+def test_a_strong_veil_over_an_empty_square_in_dim_light_is_read_empty(square, level):
+    reading = _read(_frame(veil_at=square, level=level, exposure=HARD_EXPOSURE, noise=HARD_NOISE))
+    sq = parse_square(square, 11)
+    assert Board("copenhagen").piece_at(sq) is None
+    assert reading.glare is not None and reading.glare.share[sq] > 0.35   # a strong veil, seen as glare
+    assert reading.classes[sq] is SquareClass.EMPTY, reading.probabilities[sq]
+
+
+@pytest.mark.parametrize("square,level", [("f7", 170.0), ("f4", 170.0)])
+def test_a_strong_veil_over_a_defender_in_dim_light_is_read_defender(square, level):
+    reading = _read(_frame(veil_at=square, level=level, exposure=HARD_EXPOSURE, noise=HARD_NOISE))
+    sq = parse_square(square, 11)
+    assert Board("copenhagen").piece_at(sq).value == "T"
+    assert reading.classes[sq] is SquareClass.DEFENDER, reading.probabilities[sq]
+
+
+@pytest.mark.parametrize("square", ["c3", "f7"])
+def test_a_veil_that_clips_the_square_white_in_dim_light_is_reported_unsure(square):
+    """Nothing of wood or piece is left under it: the best guess is what most squares hold (empty),
+    and the square is held back (reported unsure), whatever stands there."""
+    reading = _read(_frame(veil_at=square, level=400.0, exposure=HARD_EXPOSURE, noise=HARD_NOISE))
+    sq = parse_square(square, 11)
+    assert reading.glare is not None and reading.glare.clipped[sq]
+    assert reading.classes[sq] is SquareClass.EMPTY, reading.probabilities[sq]
+    assert reading.confidence[sq] < 0.9, reading.probabilities[sq]

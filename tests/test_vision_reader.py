@@ -140,3 +140,13 @@ def test_cli_watch_prints_the_settled_position_as_text(tmp_path):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.strip().splitlines()
     assert lines[-1].endswith(Board("copenhagen").position_otn())
+
+
+def test_doubt_moves_the_best_guess_but_never_raises_the_certainty():
+    from vision.reader import no_surer_than
+    probs = np.array([[0.9, 0.02, 0.06, 0.02], [0.3, 0.1, 0.5, 0.1]])
+    out = no_surer_than(probs, np.array([0.6, 0.8]))
+    assert out[0].argmax() == 0 and out[0].max() == pytest.approx(0.6)     # capped, order kept
+    assert np.argsort(out[0]).tolist() == np.argsort(probs[0]).tolist()
+    assert out[1] == pytest.approx(probs[1])                                # below the cap: as it was
+    assert out.sum(1) == pytest.approx([1.0, 1.0])

@@ -18,7 +18,8 @@ from engine import pieces_from_position, position_from_pieces
 from vision.classifier import SquareClassifier
 from vision.features import FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
-from vision.shape import DiscEvidence, Outline, OutlineMeter, pieces_need_a_rim, shape_agreement
+from vision.shape import (DiscEvidence, Outline, OutlineMeter, pieces_need_a_rim, shape_agreement, shape_conflict,
+                          shape_fallback)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_region, foreign_squares
 from vision.position import SquareClass, marked_squares, pieces_from_classes
@@ -45,9 +46,26 @@ VEIL_SCALE = 4.0
 # like ivory and a glint like a piece's top, in a way no frame fusion undoes.
 VEIL_DOUBT_SPAN = 0.35
 VEIL_DOUBT_MAX = 0.6
+# Where the colour reads a piece and its disc's step is lost in the noise
+# although a piece there would plainly show (vision/shape.shape_conflict), at
+# most this much doubt: the square is held back, its best guess the prior's.
+SHAPE_CONFLICT_DOUBT = 0.6
+# A square blown pure white is read as its shape fallback at most this sure.
+BLOWN_SURE = 0.5
 # Off-colour squares joined to the board's edge that make an arm (vision/occlusion.arm_region),
 # with at least one crossing hidden too: stage light of another colour hides none.
 ARM_SQUARES = 4
+
+
+def no_surer_than(probs: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """Each row moved towards uniform just so far that its largest share is at most `cap`.
+
+    The order of the classes (the best guess) stays; only the certainty goes.
+    """
+    uniform = 1.0 / probs.shape[1]
+    top = probs.max(1)
+    t = np.where(top > cap, (np.maximum(cap, uniform) - uniform) / np.maximum(top - uniform, 1e-9), 1.0)
+    return uniform + t[:, None] * (probs - uniform)
 
 
 @dataclass
@@ -158,11 +176,17 @@ class BoardReader:
         dazzled = feats.wood_lum > DAZZLED_WOOD_LEVEL
         doubt = np.clip((glare.share - VEIL_SHARE) / VEIL_DOUBT_SPAN, 0.0, VEIL_DOUBT_MAX)
         doubt *= 1.0 - shape_agreement(probs, evidence, feats.wood_lum, feats.line_lum, outline.noise)
+        doubt = np.maximum(doubt, SHAPE_CONFLICT_DOUBT * shape_conflict(probs, outline, feats.wood_lum, glare.share))
         doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]
-        probs = (1.0 - doubt) * probs + doubt / probs.shape[1]
+        # the doubt goes to what is known before looking and the disc's shape
+        # (the best guess), never making a square surer than plain doubt would
+        uniform = 1.0 / probs.shape[1]
+        fallback = shape_fallback(self.classifier.priors / self.classifier.priors.sum(), evidence)
+        cap = ((1.0 - doubt) * probs + doubt * uniform).max(1)
+        probs = no_surer_than((1.0 - doubt) * probs + doubt * fallback, cap)
         blown = feats.saturated
         if blown.any():                 # glare: the camera saw pure white, nothing to judge by
-            probs[blown] = 1.0 / probs.shape[1]
+            probs[blown] = no_surer_than(fallback[blown], np.full(int(blown.sum()), BLOWN_SURE))
         return Reading(probabilities=probs, features=feats, view=view, rectified=rect, size=self.size, glare=glare,
                        outline=outline)
 

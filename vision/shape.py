@@ -93,6 +93,23 @@ DARK_RIM_LOW, DARK_RIM_HIGH = 0.25, 0.5
 SEEN_SNR = (3.0, 6.0)
 SEEN_REL = (0.03, 0.08)
 SEEN_REL_DARK = (0.04, 0.10)
+# Where the camera could have seen a piece: a veil adds light to wood, lines
+# and pieces alike and leaves their differences, so the grid lines' step
+# below the wood (lens blur included) says how plainly the steps of that
+# square come through. An ivory piece stands above its wood by at least
+# LINE_SHARE of that step (docs/hardware.md: ivory on light wood, dark lines).
+LINE_SHARE = 0.5
+# Where the wood is this bright (grey level, none to all) the sensor nears
+# clipping, and a piece's rim may be lost in it.
+NEAR_CLIPPING = (215.0, 235.0)
+# Near the sensor's clipping point the picture has no
+# noise left and a light piece's top can stand only as far above the wood as
+# the headroom to white: there a light disc is seen when its step is a real
+# share of that headroom (HEADROOM_SHARE, none to all) and a few grey levels
+# at least (HEADROOM_STEP).
+HEADROOM_SHARE = (0.35, 0.6)
+HEADROOM_STEP = (2.5, 4.0)
+WHITE = 255.0
 # A "light piece" darker than the wood round it by more than DARKER_THAN_WOOD
 # grey levels is a dark piece under glare; one darker by NOT_LIGHTER is no light piece.
 DARKER_THAN_WOOD = 10.0
@@ -126,7 +143,12 @@ class DiscEvidence:
         own = wood_lum if veil_share is None else wood_lum * (1.0 - np.clip(veil_share, 0.0, 0.9))
         rel = outline.lift / np.maximum(own, 1.0)
         snr = outline.lift / noise
-        return cls(light_seen=_ramp(snr, *SEEN_SNR) * _ramp(rel, *SEEN_REL),
+        light_seen = _ramp(snr, *SEEN_SNR) * _ramp(rel, *SEEN_REL)
+        headroom = np.maximum(WHITE - wood_lum, 1.0)
+        near_white = _ramp(wood_lum, *NEAR_CLIPPING)
+        by_headroom = _ramp(outline.lift / headroom, *HEADROOM_SHARE) * _ramp(outline.lift, *HEADROOM_STEP)
+        light_seen = np.maximum(light_seen, near_white * by_headroom)
+        return cls(light_seen=light_seen,
                    light_rim=_ramp(outline.sharpness, RIM_LOW, RIM_HIGH),
                    dark_seen=_ramp(-snr, *SEEN_SNR) * _ramp(-rel, *SEEN_REL_DARK),
                    dark_rim=_ramp(outline.sharpness_dark, DARK_RIM_LOW, DARK_RIM_HIGH))
@@ -167,15 +189,42 @@ def pieces_need_a_rim(probs: np.ndarray, ev: DiscEvidence, lift: np.ndarray) -> 
     return out
 
 
-# Where the camera could have seen a piece: a veil adds light to wood, lines
-# and pieces alike and leaves their differences, so the grid lines' step
-# below the wood (lens blur included) says how plainly the steps of that
-# square come through. An ivory piece stands above its wood by at least
-# LINE_SHARE of that step (docs/hardware.md: ivory on light wood, dark lines).
-LINE_SHARE = 0.5
-# Where the wood is this bright (grey level, none to all) the sensor nears
-# clipping, and a piece's rim may be lost in it.
-NEAR_CLIPPING = (215.0, 235.0)
+
+# A piece differs from its own wood by at least PIECE_STEP of the wood's own
+# light (an ivory top above it, a dark one below it; a veil adds to both and
+# leaves the step): where that step would stand plainly out of the noise
+# (SHOWN_SNR, in noise sigmas of one pixel, none to all; the step is a median
+# over many pixels, far steadier than one) and the wood is not near
+# clipping, a piece would have shown.
+PIECE_STEP = 0.1
+SHOWN_SNR = (2.0, 4.0)
+# A step within ABSENT_SNR noise sigmas (all to none up to SEEN_SNR's start) is no disc at all.
+ABSENT_SNR = 1.0
+
+
+def shape_conflict(probs: np.ndarray, outline: Outline, wood_lum: np.ndarray,
+                   veil_share: np.ndarray | None = None) -> np.ndarray:
+    """Per square (0..1), how plainly the disc contradicts a piece the colour reads there.
+
+    A defender stands above its wood and an attacker below it by PIECE_STEP
+    of the wood's own light at least (`veil_share`: the glare's share of the
+    light, taken off the wood's brightness). Where such a step would stand
+    plainly out of the noise, the colour reads a piece and the step is
+    within the noise, colour and shape disagree; the caller mixes that much
+    doubt in (towards `shape_fallback`): the square is held back and its
+    best guess follows the prior, not the colour. The king is left out: his
+    gold crown may sit as dark as the wood.
+    """
+    from vision.position import SquareClass
+    noise = max(outline.noise, 0.5)
+    own = wood_lum if veil_share is None else wood_lum * (1.0 - np.clip(veil_share, 0.0, 0.9))
+    would_show = _ramp(PIECE_STEP * own / noise, *SHOWN_SNR) * (1.0 - _ramp(wood_lum, *NEAR_CLIPPING))
+    snr = outline.lift / noise
+    label = probs.argmax(1)
+    absent = np.select([label == int(SquareClass.DEFENDER), label == int(SquareClass.ATTACKER)],
+                       [1.0 - _ramp(snr, ABSENT_SNR, SEEN_SNR[0]), 1.0 - _ramp(-snr, ABSENT_SNR, SEEN_SNR[0])],
+                       default=0.0)
+    return absent * would_show
 
 
 def shape_agreement(probs: np.ndarray, ev: DiscEvidence, wood_lum: np.ndarray,
@@ -197,3 +246,34 @@ def shape_agreement(probs: np.ndarray, ev: DiscEvidence, wood_lum: np.ndarray,
     light, dark = ev.light_seen * ev.light_rim, ev.dark_seen * ev.dark_rim
     return np.select([label == int(SquareClass.EMPTY), label == int(SquareClass.ATTACKER)], [empty, dark],
                      default=light)
+
+
+# How strongly a plain disc with a rim speaks for its piece where the colour
+# has nothing to say: a likelihood ratio of SHAPE_ODDS against an empty square
+# for a full light (or dark) disc with a rim, SHAPE_ODDS ** share for less.
+SHAPE_ODDS = 50.0
+# ... and this share of it stays "anything" (uniform): what is known before
+# looking tilts the guess but is no sighting, so it must not make a square sure.
+FALLBACK_OPEN = 0.2
+
+
+def shape_fallback(prior: np.ndarray, ev: DiscEvidence) -> np.ndarray:
+    """(squares, 4): what a square holds going by its disc alone, where the colour's word is gone.
+
+    WHY: under a bright veil or on wood clipped white the colour model sees
+    no piece and no wood, only light. What is left is what is known before
+    looking (`prior`: most squares are empty) and the disc's own shape: a
+    light disc with a rim for the defender or the king, a dark one for an
+    attacker. So the best guess follows the prior unless a disc plainly
+    shows; the confidence stays low either way (the caller mixes this in as
+    doubt), so such a square is still reported as unsure.
+    """
+    from vision.position import SquareClass
+    light, dark = ev.light_seen * ev.light_rim, ev.dark_seen * ev.dark_rim
+    odds = np.ones((len(light), len(prior)))
+    odds[:, int(SquareClass.DEFENDER)] = SHAPE_ODDS ** light
+    odds[:, int(SquareClass.KING)] = SHAPE_ODDS ** light
+    odds[:, int(SquareClass.ATTACKER)] = SHAPE_ODDS ** dark
+    out = np.asarray(prior, np.float64)[None, :] * odds
+    out /= out.sum(1, keepdims=True)
+    return (1.0 - FALLBACK_OPEN) * out + FALLBACK_OPEN / len(prior)
