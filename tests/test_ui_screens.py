@@ -17,6 +17,7 @@ from engine import Board, Outcome, Piece, Side, parse_square
 from kiosk.activity import ActivityCode, RobotActivity
 from kiosk.rewards import verify_code
 from kiosk.simworld import SimWorld
+from kiosk.states import State
 from kiosk.ui import palette
 from kiosk.ui.game import split_rects
 from kiosk.ui.board_view import ScreenBoard
@@ -419,3 +420,24 @@ def test_attract_mode_replays_a_game_move_by_move(tmp_path):
     board = app.screens["attract"].board_rect
     diff = np.abs(after.astype(int) - before.astype(int)).max(axis=2) > 30
     assert diff[board.left:board.right, board.top:board.bottom].sum() > 500   # the moved piece and its highlight
+
+
+def test_in_the_simulation_a_touch_on_a_marked_square_puts_it_right(tmp_path):
+    """Asked to put the board back (a reading in doubt, a mismatch), the demo's visitor does it on the screen."""
+    config = make_config()
+    world = SimWorld(config)
+    d1, d3 = parse_square("d1", 11), parse_square("d3", 11)
+    shown = Board("copenhagen").pieces()
+    world.place_position("copenhagen", shown)
+    world.visitor_move(d1, d3)
+    view = replace(start_view(), state=State.FIX_BOARD, fix_squares={d1: Piece.ATTACKER, d3: None},
+                   message="fix_board.mismatch", message_args={"count": "2"})
+    app = make_app(view, world=world, config=config)
+    frame(app, tmp_path)
+    geom = app.screens["game"].geom
+    click(geom.centre(d3))
+    frame(app, tmp_path)
+    assert d3 not in world.square_pieces()
+    click(geom.centre(d1))
+    frame(app, tmp_path)
+    assert world.square_pieces() == shown

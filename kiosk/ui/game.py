@@ -200,7 +200,16 @@ class GameScreen(BaseScreen):
         return side == side_value(ctx.view.visitor_side)
 
     def touch_square(self, ctx: UiContext, sq: int) -> None:
-        """One touch (or Enter) on a square: select a piece, move to a dot, or drop the selection."""
+        """One touch (or Enter) on a square: select a piece, move to a dot, or drop the selection;
+        in the simulation, a touch on a square marked to be put right puts it right."""
+        view = ctx.view
+        if (ctx.world is not None and view is not None and view.state in (State.FIX_BOARD, State.PLACE_PIECE)
+                and sq in view.fix_squares):
+            # the screen's board stands in for the visitor's hands on the simulated board (the
+            # real board is put right by hand): without this a demo asked to put a square back
+            # had no way to do it
+            ctx.world.set_squares({sq: view.fix_squares[sq]})
+            return
         if not self.can_move(ctx):
             return
         self.cursor = sq
