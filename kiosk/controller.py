@@ -27,7 +27,7 @@ position to the next start position while the result shows (Purpose.RESET);
 the next game's set-up is then a goal already reached.
 
 Message keys (kiosk/i18n): illegal_move.{not_your_piece, not_straight, blocked,
-restricted_square, rule}, fix_board.mismatch, fix_board.robot_result,
+restricted_square, rule}, fix_board.mismatch, fix_board.unclear, fix_board.robot_result,
 place_piece.missed_pickup, place_piece.missing_pieces, place_piece.storage_full,
 gantry.error, camera.waiting, resume.checking, capture.left_on_board.
 """

@@ -116,6 +116,10 @@ class Turns:
         if result.tried is not None and result.reason is not None:
             message = f"illegal_move.{result.reason.value}"
             args = {"from": square_name(result.tried.from_sq, size), "to": square_name(result.tried.to_sq, size)}
+        elif result.verdict is Verdict.AMBIGUOUS:
+            # a legal move may well have been made, but the camera could not tell which (glare
+            # over a deciding square, after fresh pictures): not "does not match", but "again"
+            message, args = "fix_board.unclear", {"count": str(len(result.fix))}
         else:
             message, args = "fix_board.mismatch", {"count": str(len(result.fix))}
         c.record("fix_board", fix={square_name(q, size): (p.value if p else None) for q, p in result.fix.items()},

@@ -63,6 +63,7 @@ def test_a_doubtful_reading_that_looks_like_a_move_is_not_taken(tmp_path):
     rig.run_until({"fix_board"}, limit=100)                 # looked again, still unsure: no guess
     assert rig.ctrl.view().ply == len(board.move_stack)
     assert set(rig.ctrl.view().fix_squares) == {move.from_sq, move.to_sq}
+    assert rig.ctrl.view().message == "fix_board.unclear"   # "again", not "does not match the game"
     camera.doubt = False                                    # the light changed: read surely now
     rig.run_until({"thinking", "robot_moving", "verify", "visitor_turn"}, limit=100)
     assert rig.ctrl.view().board.move_stack[len(board.move_stack)] == move
