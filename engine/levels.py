@@ -98,9 +98,13 @@ class Level:
 #   --games 40 --seed 11): noise 60 0.700 [0.565, 0.835], 70 0.625 [0.477,
 #   0.773], 75 0.588 [0.443, 0.732]. 70 is the compromise: the casual visitor
 #   scores about half, and Medium still beats Easy.
-#   Against Hard at 4 s (bench/visitor_players.py --games 40 --levels hard
-#   --minutes 50 --seed 2, 11 rounds in the time): beginner 0/11 as attackers,
-#   0/11 as defenders; casual 0/11 and 0/11 (the goal: at most 1 in 20).
+#   Against Hard at 4 s, 40 games per side (bench/visitor_players.py --games 40
+#   --levels hard --seed 4, split over two cores by visitor and, for the casual
+#   player, at round 34 with --first-round 34): beginner 0.0/40 as attackers
+#   (+0 =0 -40), 1.0/40 as defenders (+0 =2 -38: two 200-ply draws), no win in
+#   80; casual 0.0/40 as attackers, 1.0/40 as defenders (+1 =0 -39), one win in
+#   80 (the goal: at most 1 in 20). Earlier, shorter runs (--seed 2, 11 rounds;
+#   --seed 3, 5 rounds): every game won by Hard.
 # - Hard: full iterative deepening within its time budget (depth 5 from the
 #   start position in 4 s on one core of the development machine).
 DEFAULT_LEVELS: dict[str, Level] = {
