@@ -28,3 +28,21 @@ def test_grey_frames_are_read_too():
     frame, _ = frame_with_card("TAFL:0000-1111-2222-3333", (200.0, 200.0), 20.0, 6)
     reading = read_qr(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
     assert reading is not None and reading.text == "TAFL:0000-1111-2222-3333"
+
+
+def test_a_fourth_corner_guessed_off_is_completed_from_the_three_finder_corners():
+    """The detector guesses the corner without a finder pattern; a parallelogram of the other three
+    puts it back where a card seen nearly square-on has it."""
+    import numpy as np
+
+    from vision.qr_read import _completed
+
+    true = np.array([[589.0, 367.0], [672.0, 85.0], [961.0, 160.0], [878.0, 442.0]], np.float32)
+    guessed = true.copy()
+    guessed[3] += (-12.0, 17.0)               # as measured on a frame the decoder could not read
+    quads = _completed(guessed)
+    assert len(quads) == 4
+    assert np.abs(quads[3] - true).max() < 1e-3
+    for i, quad in enumerate(quads):          # each replaces one corner and keeps the other three
+        others = [k for k in range(4) if k != i]
+        assert (quad[others] == guessed[others]).all()
