@@ -224,7 +224,7 @@ class BoardLocaliser:
         patch = cv2.warpPerspective(image, M, (side, side), flags=cv2.INTER_LINEAR).astype(np.float32)
         m = int(round(cell * BIT_IGNORED_MARGIN))
         code = patch.reshape(6, cell, 6, cell)[1:5, m:cell - m, 1:5, m:cell - m].mean(axis=(1, 3))
-        bits = cv2.aruco.generateImageMarker(self._dictionary, int(mid), 6)[1:5, 1:5] > 127
+        bits = self._code_bits(mid)
         a = code.ravel() - code.mean()
         if float(np.linalg.norm(a)) < 1e-6:
             return False
@@ -301,6 +301,10 @@ class BoardLocaliser:
                 found.setdefault(mid, quad / 2)
         self._search_missing(gray, found, soft=True)
 
+    def _code_bits(self, mid: int) -> np.ndarray:
+        """Marker `mid`'s 4 x 4 code, True for a white cell (what `_verify_at` and `_code_follows` compare with)."""
+        return cv2.aruco.generateImageMarker(self._dictionary, int(mid), 6)[1:5, 1:5] > 127
+
     def _verify_at(self, gray: np.ndarray, mid: int, quad: np.ndarray, reach: float = 2.0) -> np.ndarray | None:
         """Marker `mid`'s corners if it shows, upright, about where the other three put it.
 
@@ -354,7 +358,7 @@ class BoardLocaliser:
         if white - black < MIN_CELL_CONTRAST:
             return None
         code = cells[2:6, 2:6] > (white + black) / 2
-        want = cv2.aruco.generateImageMarker(self._dictionary, int(mid), 6)[1:5, 1:5] > 127
+        want = self._code_bits(mid)
         errors = int((code != want).sum())
         turned = min(int((code != np.rot90(want, r)).sum()) for r in (1, 2, 3))
         if errors > MAX_BIT_ERRORS or turned <= errors + 2:

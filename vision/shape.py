@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.position import SquareClass
+
 RAYS = 24
 INNER = 0.55           # radii (piece radii) the profile starts at (outside the king's crown) ...
 OUTER = 1.75           # ... and ends at
@@ -168,7 +170,6 @@ def pieces_need_a_rim(probs: np.ndarray, ev: DiscEvidence, lift: np.ndarray) -> 
     half of its share. The king is left alone: his gold crown may be darker
     than the wood, and he is found by it (vision/classifier.py).
     """
-    from vision.position import SquareClass
     e, a, d = int(SquareClass.EMPTY), int(SquareClass.ATTACKER), int(SquareClass.DEFENDER)
     out = probs.copy()
     rows = np.arange(len(out))
@@ -215,7 +216,6 @@ def shape_conflict(probs: np.ndarray, outline: Outline, wood_lum: np.ndarray,
     best guess follows the prior, not the colour. The king is left out: his
     gold crown may sit as dark as the wood.
     """
-    from vision.position import SquareClass
     noise = max(outline.noise, 0.5)
     own = wood_lum if veil_share is None else wood_lum * (1.0 - np.clip(veil_share, 0.0, 0.9))
     would_show = _ramp(PIECE_STEP * own / noise, *SHOWN_SNR) * (1.0 - _ramp(wood_lum, *NEAR_CLIPPING))
@@ -238,7 +238,6 @@ def shape_agreement(probs: np.ndarray, ev: DiscEvidence, wood_lum: np.ndarray,
     ivory piece would have stood plainly out of the noise (the grid lines
     still show) and the wood is not near clipping.
     """
-    from vision.position import SquareClass
     label = probs.argmax(1)
     visible = _ramp(LINE_SHARE * (wood_lum - line_lum) / max(noise, 0.5), *SEEN_SNR)
     visible *= 1.0 - _ramp(wood_lum, *NEAR_CLIPPING)
@@ -268,7 +267,6 @@ def shape_fallback(prior: np.ndarray, ev: DiscEvidence) -> np.ndarray:
     shows; the confidence stays low either way (the caller mixes this in as
     doubt), so such a square is still reported as unsure.
     """
-    from vision.position import SquareClass
     light, dark = ev.light_seen * ev.light_rim, ev.dark_seen * ev.dark_rim
     odds = np.ones((len(light), len(prior)))
     odds[:, int(SquareClass.DEFENDER)] = SHAPE_ODDS ** light
