@@ -255,3 +255,17 @@ def test_a_hint_used_before_a_power_cut_stays_used_and_logged(tmp_path):
     rig.ctrl.resign()
     games = read_games(rig.state_dir).games
     assert len(games[-1].hints) == 1 and games[-1].hints[0]["ply"] == 0
+
+
+
+@pytest.mark.parametrize("language", ["en", "sv"])
+def test_a_piece_saved_by_blocking_is_not_said_to_have_moved(language):
+    """saves_piece names where the saved piece stands, which need not be the moved one: the robot
+    played e5-d5 to cover its piece on d4 and had said "I moved my piece out of danger, to d4"."""
+    d4 = parse_square("d4", 11)
+    texts = Texts(language)
+    voices = [key.split(".")[1] for key in load_catalog(language) if key.endswith(".saves_piece_one")]
+    assert len(voices) >= 2
+    for voice in voices:
+        sentence = reason_sentence(texts, voice, Reason("saves_piece", (d4,)), 11)
+        assert "d4" in sentence and not any(w in sentence.lower() for w in ("move", "flytta")), (voice, sentence)
