@@ -48,6 +48,7 @@ ADAPT_PSEUDO_COUNT = 3.0            # sure squares worth as much as the model's 
 # The king among the light pieces (SquareClassifier._king_by_crown).
 GOLD_FEATURE = FEATURE_NAMES.index("gold")
 KING_MIN_LIGHT = 4                  # light pieces needed to compare crowns
+KING_CANDIDATE = 0.75               # light share (after the disc check) a square needs to be one of them
 KING_GAP = 0.2                      # log(B/R) the king's top lies below the other light pieces'
 KING_SPREADS = 5.0                  # ... and this many times their own spread
 KING_SURE = 0.97                    # king's share when the gap is clear
@@ -229,19 +230,21 @@ class SquareClassifier:
 
     def probabilities(self, X: np.ndarray, marked: np.ndarray | None = None, one_king: bool = True,
                       adapt: bool = True, temper: np.ndarray | None = None,
-                      crown: np.ndarray | None = None) -> np.ndarray:
+                      crown: np.ndarray | None = None, light_keep: np.ndarray | None = None) -> np.ndarray:
         """(squares, 4) posterior probabilities; at most one square keeps the king's share.
 
         `adapt` first moves the class means to this frame (`frame_means`);
         `temper` (per square, >= 1) lowers the confidence of squares seen badly;
         `crown` is the gold feature against plain wood (vision.features), used
-        to pick the king out among the light pieces.
+        to pick the king out among the light pieces; `light_keep` (0..1, vision.shape.light_keep)
+        how much of a light piece's reading the disc the camera saw allows: a
+        king is picked by his crown only among squares that are plainly light pieces.
         """
         means = self.frame_means(X, marked) if adapt and len(X) else None
         ll, dist = self._log_likelihoods(X, marked, means)
         p = self._posterior(ll, dist, temper)
         if adapt and len(X):
-            p = self._king_by_crown(X[:, GOLD_FEATURE] if crown is None else crown, p)
+            p = self._king_by_crown(X[:, GOLD_FEATURE] if crown is None else crown, p, light_keep)
         if one_king and len(p):
             k = int(SquareClass.KING)
             best = int(np.argmax(p[:, k]))
@@ -270,7 +273,7 @@ class SquareClassifier:
         return p
 
     @staticmethod
-    def _king_by_crown(gold: np.ndarray, p: np.ndarray) -> np.ndarray:
+    def _king_by_crown(gold: np.ndarray, p: np.ndarray, light_keep: np.ndarray | None = None) -> np.ndarray:
         """The king is the one light piece whose top is clearly yellower than the other light pieces'.
 
         How gold a crown reads depends on its size, the light and the blur, so
@@ -282,7 +285,8 @@ class SquareClassifier:
         """
         k, d = int(SquareClass.KING), int(SquareClass.DEFENDER)
         light_share = p[:, d] + p[:, k]
-        idx = np.nonzero(light_share >= 0.75)[0]
+        shaped = light_share if light_keep is None else light_share * light_keep
+        idx = np.nonzero(shaped >= KING_CANDIDATE)[0]
         if len(idx) < KING_MIN_LIGHT:
             return p
         g = np.asarray(gold, np.float64)[idx]

@@ -62,6 +62,7 @@ class SquareFeatures:
     line_lum: np.ndarray      # (squares,) grey level of the grid lines round the square
     wood_chroma: np.ndarray   # (squares, 2) log(B/R), log(G/R) of the square's corner patches
     crown: np.ndarray | None = None   # (squares,) the gold feature against plain wood (marked squares too)
+    plain_clear: np.ndarray | None = None   # (squares,) log(top / plain wood nearby) with the glare veil taken off
 
 
 class FeatureExtractor:
@@ -136,7 +137,9 @@ class FeatureExtractor:
         out = np.nanmedian(windows, 0).reshape(-1)
         return np.where(np.isfinite(out), out, ref_lum)
 
-    def extract(self, rect_bgr: np.ndarray, camera_center: np.ndarray | None) -> SquareFeatures:
+    def extract(self, rect_bgr: np.ndarray, camera_center: np.ndarray | None,
+                veil: np.ndarray | None = None) -> SquareFeatures:
+        """`veil`: the glare's grey level over the rectified picture (vision/glare.py), for `plain_clear`."""
         img = rect_bgr
         gray = cv2.cvtColor(rect_bgr, cv2.COLOR_BGR2GRAY)
         gx = cv2.Sobel(gray, cv2.CV_16S, 1, 0, ksize=3)
@@ -195,6 +198,14 @@ class FeatureExtractor:
         # would otherwise make a king standing on it look less gold than he is
         plain_blue = self._plain_reference(wood_chroma[:, 0])
         crown = gold + np.where(self.marked, wood_chroma[:, 0] - plain_blue, 0.0)
+        # a veil over the plain wood round a square but not over its piece (or the
+        # other way) would tilt the comparison with plain wood: take it off both
+        plain_clear = values[:, FEATURE_NAMES.index("plain_lum")]
+        if veil is not None:
+            v_top = self._gather(veil, tops, np.zeros((1, 2), int))[:, 0] - 1.0
+            v_wood = self._gather(veil, self.centres_px, np.zeros((1, 2), int))[:, 0] - 1.0
+            wood_clear = np.maximum(ref_lum - v_wood, 1.0)
+            plain_clear = np.log(np.maximum(top_lum - v_top, 1.0) / self._plain_reference(wood_clear))
         return SquareFeatures(values=values, wood_lum=ref_lum - 1.0, top_px=tops, saturated=saturated,
                               line_lum=line_lum - 1.0,
-                              wood_chroma=wood_chroma, crown=crown)
+                              wood_chroma=wood_chroma, crown=crown, plain_clear=plain_clear)

@@ -91,6 +91,7 @@ class GlareEstimator:
         f = np.clip((xmm // p).astype(int), 0, n - 1)
         r = np.clip((ymm // p).astype(int), 0, n - 1)
         self.square_of = r * n + f                                  # (k, k) square index per shrunk pixel
+        self.inside = inside
         self.board = inside & ~np.asarray(marked, bool)[self.square_of]
         self.xmm, self.ymm = xmm, ymm
         self.centres = np.array([geometry.square_center(q) for q in range(n * n)], np.float64)
@@ -99,12 +100,13 @@ class GlareEstimator:
         self.px_mm = s
         self._mask_key: tuple | None = None
         self._mask: np.ndarray | None = None
+        self._bare: np.ndarray | None = None
 
-    def _wood_mask(self, camera_center: np.ndarray | None) -> np.ndarray:
-        """Shrunk pixels that show bare wood whatever stands on the squares."""
+    def _wood_mask(self, camera_center: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """Shrunk pixels that show bare plain wood whatever stands on the squares, and bare board (marked fill too)."""
         key = None if camera_center is None else tuple(np.round(np.asarray(camera_center), 0))
-        if self._mask is not None and key == self._mask_key:
-            return self._mask
+        if self._mask is not None and self._bare is not None and key == self._mask_key:
+            return self._mask, self._bare
         cx = self.centres[self.square_of]                          # (k, k, 2) the pixel's own square's centre
         dx, dy = self.xmm - cx[..., 0], self.ymm - cx[..., 1]
         near = dx * dx + dy * dy <= self.radius ** 2
@@ -118,13 +120,13 @@ class GlareEstimator:
             # the side wall between base and top
             mx, my = (cx[..., 0] + tx) / 2, (cx[..., 1] + ty) / 2
             near |= (self.xmm - mx) ** 2 + (self.ymm - my) ** 2 <= self.radius ** 2
-        self._mask_key, self._mask = key, self.board & ~near
-        return self._mask
+        self._mask_key, self._mask, self._bare = key, self.board & ~near, self.inside & ~near
+        return self._mask, self._bare
 
     def estimate(self, rect: np.ndarray, camera_center: np.ndarray | None = None) -> GlareField:
         k = self.small
         small = cv2.resize(rect[:k * STEP, :k * STEP], (k, k), interpolation=cv2.INTER_AREA).astype(np.float32)
-        wood_px = self._wood_mask(camera_center)
+        wood_px, bare_px = self._wood_mask(camera_center)
         obs = small[wood_px]                                        # (P, 3)
         if len(obs) < 10:
             zero = np.zeros(rect.shape[:2], np.float32)
@@ -153,7 +155,12 @@ class GlareEstimator:
         image = np.zeros(rect.shape[:2], np.float32)
         image[:k * STEP, :k * STEP] = cv2.resize(field, (k * STEP, k * STEP), interpolation=cv2.INTER_LINEAR)
         lum = small.mean(2)
-        share_px = np.where(wood_px, field / np.maximum(lum, 1.0), 0.0)
+        # the veil is measured on plain wood only (the fill has another colour) and
+        # carried over the marked squares; its share there is of the light the
+        # plain wood round them shows (the fill's darkness is no more veil)
+        plain = cv2.GaussianBlur(lum * weight, (0, 0), FILL) / np.maximum(far_w, 1e-6)
+        lum = np.where(wood_px, lum, np.maximum(plain, lum))
+        share_px = np.where(bare_px, field / np.maximum(lum, 1.0), 0.0)
         n2 = self.n ** 2
         flat = self.square_of.ravel()
         share = np.zeros(n2)

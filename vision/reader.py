@@ -16,15 +16,16 @@ from calibration.config import Config
 from calibration.geometry import BoardGeometry
 from engine import pieces_from_position, position_from_pieces
 from vision.classifier import SquareClassifier
-from vision.features import FeatureExtractor, SquareFeatures
+from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
-from vision.shape import (DiscEvidence, Outline, OutlineMeter, pieces_need_a_rim, shape_agreement, shape_conflict,
-                          shape_fallback)
+from vision.shape import (DiscEvidence, Outline, OutlineMeter, king_keep, light_keep, lighter_than_plain,
+                          pieces_need_a_rim, shape_agreement, shape_conflict, shape_fallback)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_region, foreign_squares
 from vision.position import SquareClass, marked_squares, pieces_from_classes
 from vision.rectify import rectified_frame, rectify
 
+PLAIN_LUM = FEATURE_NAMES.index("plain_lum")
 # A frame whose brightest parts are this dim shows nothing (grey levels, 8 bit).
 DARK_FRAME_LEVEL = 40.0
 # Bare wood dimmer than this cannot separate ivory from wood reliably.
@@ -154,7 +155,7 @@ class BoardReader:
             grid = self.grid.both(grid, self.grid.check(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)))
         if self.grid.occluded(grid):
             raise NotReadable("hand over board")
-        feats = self.extractor.extract(rect, view.camera_center)
+        feats = self.extractor.extract(rect, view.camera_center, glare.image if glare.any else None)
         # hidden grid crossings suffice; off-colour squares only as a region that
         # comes in over the board's edge (an arm), never stage light or a shadow alone
         foreign = foreign_squares(feats.wood_chroma, self.marked, self.size)
@@ -166,10 +167,18 @@ class BoardReader:
         # piece may differ from it only by a faint outline
         temper = 1.0 + np.maximum(0.0, feats.wood_lum - GLARE_WOOD_LEVEL) / GLARE_SCALE
         temper *= 1.0 + np.maximum(0.0, glare.share - VEIL_SHARE) * VEIL_SCALE
-        probs = self.classifier.probabilities(feats.values, self.marked, temper=temper, crown=feats.crown)
         outline = self.outline.measure(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), feats.top_px)
         evidence = DiscEvidence.of(outline, feats.wood_lum, glare.share)
-        probs = pieces_need_a_rim(probs, evidence, outline.lift)
+        # a light piece needs its disc (on a marked square lighter than the plain
+        # wood as well), the king his crown or that disc; the king is picked by
+        # his crown only among squares that pass
+        plain_ok = lighter_than_plain(feats.values[:, PLAIN_LUM] if feats.plain_clear is None else feats.plain_clear,
+                                      self.marked)
+        keep_d = light_keep(evidence, outline.lift) * plain_ok
+        keep_k = king_keep(keep_d, feats.crown, plain_ok)
+        probs = self.classifier.probabilities(feats.values, self.marked, temper=temper, crown=feats.crown,
+                                              light_keep=keep_k)
+        probs = pieces_need_a_rim(probs, evidence, outline.lift, plain_ok, keep_k)
         # under a bright veil, or on wood this close to white (a piece's rim may
         # be lost in the glare), neither "a piece" nor "no piece" is sure from
         # the colour; the veil's doubt goes where the disc's shape plainly agrees

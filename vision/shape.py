@@ -156,7 +156,49 @@ class DiscEvidence:
                    dark_rim=_ramp(outline.sharpness_dark, DARK_RIM_LOW, DARK_RIM_HIGH))
 
 
-def pieces_need_a_rim(probs: np.ndarray, ev: DiscEvidence, lift: np.ndarray) -> np.ndarray:
+# On a marked square a light piece must stand above the plain wood round it
+# too (docs/hardware.md: ivory on light wood), not only above the darker fill
+# it stands on: log(top / plain wood) from none (PLAIN_LIGHTER[0]) to all ([1]).
+# A soft spot of light on bare fill lifts its middle above its own corners,
+# never above the plain wood.
+PLAIN_LIGHTER = (-0.05, 0.08)
+# The king's share stands on his gold crown seen (the crown's log(B/R)
+# against plain wood, none to all, vision.features) or on a light piece's disc.
+CROWN_GOLD = (0.1, 0.25)
+
+
+def light_keep(ev: DiscEvidence, lift: np.ndarray) -> np.ndarray:
+    """Per square (0..1), the share of a defender's reading its disc allows.
+
+    All of it for a disc seen with a rim; none for a plain disc without one,
+    nor for a "light piece" no lighter than its wood; 1 - UNSEEN_DOUBT where
+    nothing stood out of the noise.
+    """
+    keep = ev.light_seen * ev.light_rim + (1.0 - ev.light_seen) * (1.0 - UNSEEN_DOUBT)
+    return np.where(lift < -NOT_LIGHTER, 0.0, keep)
+
+
+def lighter_than_plain(plain_lum: np.ndarray, marked: np.ndarray) -> np.ndarray:
+    """Per square (0..1), whether a light piece's top there is lighter than the plain wood (1 off the marked squares)."""
+    return np.where(np.asarray(marked, bool), _ramp(np.asarray(plain_lum, np.float64), *PLAIN_LIGHTER), 1.0)
+
+
+def king_keep(keep_light: np.ndarray, crown: np.ndarray | None, plain_ok: np.ndarray) -> np.ndarray:
+    """Per square (0..1), the share of the king's reading what the camera saw allows.
+
+    WHY: the king's top is his gold crown, which may be no lighter than the
+    wood, so his disc alone proves little; but a square with neither a gold
+    crown nor a light piece's disc (a soft spot of light on a marked square's
+    fill, which the colour model can take for a crown on ivory) is no king.
+    A plain disc without its rim keeps a guess (1 - UNSEEN_DOUBT): the king's
+    rim is often lost round a tall crown in blur.
+    """
+    gold = np.zeros(len(keep_light)) if crown is None else _ramp(-np.asarray(crown, np.float64), *CROWN_GOLD)
+    return np.maximum(gold, plain_ok * np.maximum(keep_light, 1.0 - UNSEEN_DOUBT))
+
+
+def pieces_need_a_rim(probs: np.ndarray, ev: DiscEvidence, lift: np.ndarray,
+                      plain_ok: np.ndarray | None = None, keep_k: np.ndarray | None = None) -> np.ndarray:
     """Square probabilities (empty, attacker, defender, king) checked against the disc the camera saw.
 
     A piece is a disc with a rim: a defender's share needs a light disc with
@@ -167,23 +209,29 @@ def pieces_need_a_rim(probs: np.ndarray, ev: DiscEvidence, lift: np.ndarray) -> 
     noise the camera cannot tell: UNSEEN_DOUBT of the share goes, so a square read
     "surely a piece" from its colour alone is held back rather than guessed.
     The other way, an "empty" square with a plain rim all round keeps only
-    half of its share. The king is left alone: his gold crown may be darker
-    than the wood, and he is found by it (vision/classifier.py).
+    half of its share. `plain_ok` (lighter_than_plain) judges a marked
+    square's light piece against the plain wood too. The king's share is checked by
+    `keep_k` (king_keep: his crown or his disc) alone, as his gold crown may
+    be darker than the wood.
     """
-    e, a, d = int(SquareClass.EMPTY), int(SquareClass.ATTACKER), int(SquareClass.DEFENDER)
+    e, a, d, k = (int(c) for c in (SquareClass.EMPTY, SquareClass.ATTACKER, SquareClass.DEFENDER, SquareClass.KING))
     out = probs.copy()
     rows = np.arange(len(out))
-    keep_d = ev.light_seen * ev.light_rim + (1.0 - ev.light_seen) * (1.0 - UNSEEN_DOUBT)
-    keep_d = np.where(lift < -NOT_LIGHTER, 0.0, keep_d)
+    plain_ok = np.ones(len(out)) if plain_ok is None else plain_ok
+    keep_d = light_keep(ev, lift) * plain_ok
     moved = out[:, d] * (1.0 - keep_d)
     out[:, d] -= moved
     to = np.where(lift < -DARKER_THAN_WOOD, a, e)
     out[rows, to] += moved
+    if keep_k is not None:
+        moved = out[:, k] * (1.0 - keep_k)
+        out[:, k] -= moved
+        out[:, e] += moved
     keep_a = ev.dark_seen * ev.dark_rim + (1.0 - ev.dark_seen) * (1.0 - UNSEEN_DOUBT)
     moved = out[:, a] * (1.0 - keep_a)
     out[:, a] -= moved
     out[:, e] += moved
-    light, dark = ev.light_seen * ev.light_rim, ev.dark_seen * ev.dark_rim
+    light, dark = ev.light_seen * ev.light_rim * plain_ok, ev.dark_seen * ev.dark_rim
     moved = out[:, e] * EMPTY_RIM_DOUBT * np.maximum(light, dark)
     out[:, e] -= moved
     out[rows, np.where(dark > light, a, d)] += moved
