@@ -25,7 +25,7 @@ from vision.occlusion import FrameBandChecker, GridChecker, arm_region, foreign_
 from vision.position import SquareClass, marked_squares, pieces_from_classes
 from vision.rectify import rectified_frame, rectify
 
-PLAIN_LUM = FEATURE_NAMES.index("plain_lum")
+PLAIN_LUM, RING = FEATURE_NAMES.index("plain_lum"), FEATURE_NAMES.index("ring")
 # A frame whose brightest parts are this dim shows nothing (grey levels, 8 bit).
 DARK_FRAME_LEVEL = 40.0
 # Bare wood dimmer than this cannot separate ivory from wood reliably.
@@ -178,14 +178,20 @@ class BoardReader:
         keep_k = king_keep(keep_d, feats.crown, plain_ok)
         probs = self.classifier.probabilities(feats.values, self.marked, temper=temper, crown=feats.crown,
                                               light_keep=keep_k)
+        # a "light piece" on a marked square that is no lighter than plain wood is
+        # no light piece; but with no disc seen either it may be a dark one under glare
+        unlit = (probs[:, int(SquareClass.DEFENDER)] + probs[:, int(SquareClass.KING)]) * (1.0 - plain_ok)
+        unlit *= 1.0 - np.maximum(evidence.light_seen, evidence.dark_seen)
         probs = pieces_need_a_rim(probs, evidence, outline.lift, plain_ok, keep_k)
         # under a bright veil, or on wood this close to white (a piece's rim may
         # be lost in the glare), neither "a piece" nor "no piece" is sure from
         # the colour; the veil's doubt goes where the disc's shape plainly agrees
         dazzled = feats.wood_lum > DAZZLED_WOOD_LEVEL
         doubt = np.clip((glare.share - VEIL_SHARE) / VEIL_DOUBT_SPAN, 0.0, VEIL_DOUBT_MAX)
-        doubt *= 1.0 - shape_agreement(probs, evidence, feats.wood_lum, feats.line_lum, outline.noise)
-        doubt = np.maximum(doubt, SHAPE_CONFLICT_DOUBT * shape_conflict(probs, outline, feats.wood_lum, glare.share))
+        doubt *= 1.0 - shape_agreement(probs, evidence, feats.wood_lum, feats.line_lum, outline.noise,
+                                       feats.values[:, RING])
+        doubt = np.maximum(doubt, SHAPE_CONFLICT_DOUBT * np.maximum(
+            shape_conflict(probs, outline, feats.wood_lum, glare.share), unlit))
         doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]
         # the doubt goes to what is known before looking and the disc's shape
         # (the best guess), never making a square surer than plain doubt would

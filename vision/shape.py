@@ -275,8 +275,15 @@ def shape_conflict(probs: np.ndarray, outline: Outline, wood_lum: np.ndarray,
     return absent * would_show
 
 
+# Wood just outside a piece (vision.features "ring") brighter than the square's
+# corners by this much (log, none to all): the light itself swells towards the
+# middle of the square (the core of a veil, a spot), and a light "disc" there
+# confirms no piece.
+RING_SPILL = (0.05, 0.15)
+
+
 def shape_agreement(probs: np.ndarray, ev: DiscEvidence, wood_lum: np.ndarray,
-                    line_lum: np.ndarray, noise: float) -> np.ndarray:
+                    line_lum: np.ndarray, noise: float, ring: np.ndarray | None = None) -> np.ndarray:
     """Per square (0..1), how plainly the disc the camera saw confirms the square's reading.
 
     A veil of glare takes the colour's word away (vision/reader.py), not the
@@ -284,13 +291,17 @@ def shape_agreement(probs: np.ndarray, ev: DiscEvidence, wood_lum: np.ndarray,
     A piece's reading is confirmed by its rim (light for a defender or the
     king, dark for an attacker); an empty one by no disc at all where an
     ivory piece would have stood plainly out of the noise (the grid lines
-    still show) and the wood is not near clipping.
+    still show) and the wood is not near clipping. A light disc whose
+    surrounding wood (`ring`) is itself lit above the square's corners is
+    no confirmation: a veil's core the size of a piece looks just so.
     """
     label = probs.argmax(1)
     visible = _ramp(LINE_SHARE * (wood_lum - line_lum) / max(noise, 0.5), *SEEN_SNR)
     visible *= 1.0 - _ramp(wood_lum, *NEAR_CLIPPING)
     empty = (1.0 - np.maximum(ev.light_seen, ev.dark_seen)) * visible
     light, dark = ev.light_seen * ev.light_rim, ev.dark_seen * ev.dark_rim
+    if ring is not None:
+        light = light * (1.0 - _ramp(ring, *RING_SPILL))
     return np.select([label == int(SquareClass.EMPTY), label == int(SquareClass.ATTACKER)], [empty, dark],
                      default=light)
 
