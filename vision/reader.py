@@ -18,7 +18,7 @@ from engine import pieces_from_position, position_from_pieces
 from vision.classifier import SquareClassifier
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
-from vision.shape import (DiscEvidence, Outline, OutlineMeter, king_keep, light_keep, lighter_than_plain,
+from vision.shape import (DARKER_THAN_WOOD, DiscEvidence, Outline, OutlineMeter, king_keep, light_keep, lighter_than_plain,
                           pieces_need_a_rim, shape_agreement, shape_conflict, shape_fallback)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_region, foreign_squares
@@ -182,6 +182,9 @@ class BoardReader:
         # no light piece; but with no disc seen either it may be a dark one under glare
         unlit = (probs[:, int(SquareClass.DEFENDER)] + probs[:, int(SquareClass.KING)]) * (1.0 - plain_ok)
         unlit *= 1.0 - np.maximum(evidence.light_seen, evidence.dark_seen)
+        # colour says a light piece, the disc a dark one: a dark piece under glare,
+        # or a light one sampled on its own shaded side wall; not a sure attacker
+        turned = probs[:, int(SquareClass.DEFENDER)] * (outline.lift < -DARKER_THAN_WOOD)
         probs = pieces_need_a_rim(probs, evidence, outline.lift, plain_ok, keep_k)
         # under a bright veil, or on wood this close to white (a piece's rim may
         # be lost in the glare), neither "a piece" nor "no piece" is sure from
@@ -190,8 +193,8 @@ class BoardReader:
         doubt = np.clip((glare.share - VEIL_SHARE) / VEIL_DOUBT_SPAN, 0.0, VEIL_DOUBT_MAX)
         doubt *= 1.0 - shape_agreement(probs, evidence, feats.wood_lum, feats.line_lum, outline.noise,
                                        feats.values[:, RING])
-        doubt = np.maximum(doubt, SHAPE_CONFLICT_DOUBT * np.maximum(
-            shape_conflict(probs, outline, feats.wood_lum, glare.share), unlit))
+        conflict = np.maximum.reduce([shape_conflict(probs, outline, feats.wood_lum, glare.share), unlit, turned])
+        doubt = np.maximum(doubt, SHAPE_CONFLICT_DOUBT * conflict)
         doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]
         # the doubt goes to what is known before looking and the disc's shape
         # (the best guess), never making a square surer than plain doubt would
