@@ -514,7 +514,7 @@ class GameScreen(BaseScreen):
         y = self.draw_header(surface, ctx, panel)
         top = self.draw_buttons(surface, ctx, panel)
         draw_error_panel(surface, ctx, error, pygame.Rect(panel.left, y, panel.width, top - y - lay.gap), ctx.now,
-                         self.buttons, ctx.controller.choose_move if ctx.controller is not None else None)
+                         self.buttons, getattr(ctx.controller, "choose_move", None))
 
     def draw_game_over(self, surface: pygame.Surface, ctx: UiContext) -> None:
         lay = ctx.layout
