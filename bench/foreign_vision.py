@@ -209,6 +209,8 @@ class GameScore:
     right: int = 0
     wrong: int = 0
     held: dict[str, int] = field(default_factory=dict)
+    asked: int = 0                   # held back, and the kiosk asks which of 2-3 moves (vision.bench.score_ply)
+    asked_right: int = 0             # ... with the played move among them
     wrong_detail: list[str] = field(default_factory=list)
 
 
@@ -284,10 +286,11 @@ def report_frames(res: FrameScore, condition: str, frames: int) -> str:
 
 
 def report_games(res: GameScore, condition: str) -> str:
+    from vision.bench import asked_text
     held = sum(res.held.values())
     detail = " (" + "; ".join(f"{k}: {v}" for k, v in sorted(res.held.items())) + ")" if held else ""
     out = (f"  move inference ({condition}, real games, one foreign scene per game): {res.plies} plies; "
-           f"correct {res.right}, wrong {res.wrong}, held back {held}{detail}")
+           f"correct {res.right}, wrong {res.wrong}, held back {held}{detail}{asked_text(res)}")
     for d in res.wrong_detail:
         out += "\n    WRONG " + d
     return out

@@ -108,6 +108,8 @@ class GameBenchResult:
     right: int = 0              # the recorded move accepted
     wrong: int = 0              # another move accepted: the failure that must not happen
     held: dict[str, int] = field(default_factory=dict)   # not accepted: ambiguous, mismatch, unreadable
+    asked: int = 0              # of the ambiguous: the kiosk asks the visitor which of 2-3 moves
+    asked_right: int = 0        # ... with the recorded move among them (else they can only put it back)
 
 
 def run_games(plies: int, condition: str, config: Config | None = None, seed0: int = BENCH_SEED0 + 50_000,
@@ -197,12 +199,20 @@ def score_ply(reader: BoardReader, board, move, after, image: np.ndarray, res,
             wrong = inf
     else:
         res.held[inf.verdict.value] = res.held.get(inf.verdict.value, 0) + 1
+        if inf.candidates:
+            res.asked += 1
+            res.asked_right += any(c.move == move for c in inf.candidates)
     board.push(move)
     return wrong
+
+
+def asked_text(res) -> str:
+    """The held-back plies the kiosk would ask the visitor about ("which move did you make?")."""
+    return f"; asked which move {res.asked} (the played move offered in {res.asked_right})"
 
 
 def report_games(res: GameBenchResult, condition: str) -> str:
     held = sum(res.held.values())
     detail = " (" + "; ".join(f"{k}: {v}" for k, v in sorted(res.held.items())) + ")" if held else ""
     return (f"replayed real games ({condition}): {res.plies} plies; recorded move accepted {res.right}, "
-            f"wrong move accepted {res.wrong}, not accepted {held}{detail}")
+            f"wrong move accepted {res.wrong}, not accepted {held}{detail}{asked_text(res)}")
