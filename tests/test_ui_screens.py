@@ -472,3 +472,26 @@ def test_without_choices_the_fix_board_panel_has_no_move_buttons(tmp_path):
     app = make_app(view)
     frame(app, tmp_path)
     assert not [b for b in app.current.buttons.items if b.key.startswith("choose_")]
+
+
+def test_many_moves_in_doubt_are_rings_on_the_board_and_a_touch_on_one_says_which(tmp_path):
+    """Five squares the piece may have gone to: no row of buttons, but a ring on each square; the
+    visitor touches the square on the screen where their piece now stands."""
+    board = Board("copenhagen")
+    names = ("d2", "d3", "d4", "d5", "c1")
+    moves = tuple(board.parse_move(f"d1-{n}") for n in names if board.is_legal(board.parse_move(f"d1-{n}")))
+    assert len(moves) >= 4
+    view = replace(start_view(), state=State.FIX_BOARD, fix_squares={parse_square("d1", 11): Piece.ATTACKER},
+                   message="fix_board.which", message_args={"count": "1"}, move_choices=moves)
+    app = make_app(view)
+    shot = frame(app, tmp_path)
+    assert not [b for b in app.current.buttons.items if b.key.startswith("choose_")]
+    geom = app.screens["game"].geom
+    for move in moves:
+        assert count_colour(shot, geom.square_rect(move.to_sq), palette.SKY_BLUE, 40) > 40
+    click(geom.centre(moves[2].to_sq))
+    frame(app, tmp_path)
+    assert app.ctx.controller.calls[-1] == ("choose_move", (moves[2].otn(11),))
+    click(geom.centre(parse_square("h11", 11)))              # a square not ringed: nothing is said
+    frame(app, tmp_path)
+    assert app.ctx.controller.calls[-1] == ("choose_move", (moves[2].otn(11),))

@@ -227,8 +227,9 @@ def _sole_fit(hyps: list, before: np.ndarray, observed: np.ndarray, confident: n
     return sole
 
 
-#: at most this many moves are offered to the visitor to choose from; more is no help
-MAX_CANDIDATES = 3
+#: at most this many moves (of the one piece that left its square) are offered to the visitor: the
+#: squares it may stand on, to touch on the screen's board; more would be a guessing game
+MAX_CANDIDATES = 6
 
 
 def _consistent(hyps: list, before: np.ndarray, observed: np.ndarray, confident: np.ndarray,
@@ -257,14 +258,15 @@ def _candidates(board: Board, hyps: list, before: np.ndarray, observed: np.ndarr
     WHY: glare that stays over a deciding square keeps a legal move in doubt
     however many pictures are taken; the visitor knows what they played. Only
     offered when the sure squares show that a piece left its square (so some
-    move was made: "no move" is not among the explanations left), every move
-    left is within `min_margin` of the best, and there are 2..MAX_CANDIDATES
-    of them; otherwise () and the visitor is asked to put the board back.
+    move was made: "no move" is not among the explanations left), and there
+    are 2..MAX_CANDIDATES positions within `min_margin` of the best (a move
+    whose capture may be lifted or still standing makes one position);
+    otherwise () and the visitor is asked to put the board back.
     """
     fits = sorted(_consistent(hyps, before, observed, confident, left_class).values(), key=lambda h: -h[0])
     if not fits:
         return ()
-    close = [h for h in fits if h[0] >= fits[0][0] - min_margin]
+    close = [h for h in fits if h[0] >= fits[0][0] - min_margin]     # one per position (see _consistent)
     if not 2 <= len(close) <= MAX_CANDIDATES or any(h[1] is None for h in close):
         return ()
     empty = int(SquareClass.EMPTY)

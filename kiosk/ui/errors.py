@@ -123,10 +123,14 @@ def _choose(choose: Callable[[str], object], otn: str) -> None:
     choose(otn)
 
 
+#: up to this many moves in doubt also get a button each in the panel (more: the rings on the board)
+MAX_CHOICE_BUTTONS = 3
+
+
 def draw_move_choices(surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect, choices: tuple,
                       buttons: Buttons, choose: Callable[[str], object]) -> None:
     """One large button per move the visitor may have made ("d1 to d3"), filling `rect` from its
-    bottom; a touch says it was that one."""
+    bottom; a touch says it was that one (the ringed squares on the board work the same)."""
     lay = ctx.layout
     size = getattr(getattr(ctx.view, "board", None), "size", 11)
     per_row, rows = choice_grid(ctx, rect.width, len(choices))
@@ -152,12 +156,15 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
     lay = ctx.layout
     choices = tuple(getattr(view, "move_choices", ()) or ()) if kind == "fix_board" and buttons is not None \
         and choose is not None else ()
+    asking = bool(choices)
+    if len(choices) > MAX_CHOICE_BUTTONS:
+        choices = ()          # the rings on the board are the choice
     draw_panel(surface, panel, colour=palette.BACKGROUND_LIGHT, edge=palette.FIX if kind != "camera" else palette.ORANGE)
     pad = lay.gap * 2
     inner = panel.inflate(-2 * pad, -2 * pad)
     title_key = {"fix_board": "errors.fix_board.title", "place_piece": "errors.place_piece.title",
                  "camera": "errors.camera.title", "staff": "errors.staff.title"}[kind]
-    if choices:
+    if asking:
         title_key = "errors.fix_board.which_title"
     y = draw_paragraph(surface, ctx.t(title_key), pygame.Rect(inner.left, inner.top, inner.width, lay.font_heading * 2),
                        lay.font_heading, palette.ORANGE if kind == "camera" else palette.TEXT,
@@ -178,7 +185,7 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
     else:
         body = message_text(ctx, view, "errors.staff.generic")
     row_h = lay.font_small + lay.gap
-    legend_h = 0 if kind in ("camera", "staff") or choices else 2 * row_h + lay.gap
+    legend_h = 0 if kind in ("camera", "staff") or asking else 2 * row_h + lay.gap
     body_rect = pygame.Rect(inner.left, y, inner.width, inner.bottom - y - legend_h)
     if choices:            # the buttons first: the words shrink to what is left above them
         choices_h = choice_grid(ctx, inner.width, len(choices))[1] * (lay.target + lay.gap) + lay.gap
@@ -198,7 +205,7 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
     body_bottom = draw_paragraph(surface, body, body_rect, lay.font_body, palette.TEXT, min_size=10)
     if choices and buttons is not None and choose is not None:
         draw_move_choices(surface, ctx, choice_rect, choices, buttons, choose)
-    elif kind in ("fix_board", "place_piece"):
+    elif kind in ("fix_board", "place_piece") and not asking:
         art = pygame.Rect(inner.left, body_bottom + lay.gap, inner.width, body_rect.bottom - body_bottom - lay.gap * 2)
         if art.height > lay.target * 0.6:
             draw_fix_picture(surface, ctx, art, dict(getattr(view, "fix_squares", {}) or {}), phase)

@@ -202,8 +202,14 @@ class GameScreen(BaseScreen):
 
     def touch_square(self, ctx: UiContext, sq: int) -> None:
         """One touch (or Enter) on a square: select a piece, move to a dot, or drop the selection;
-        in the simulation, a touch on a square marked to be put right puts it right."""
+        asked which move was made, a ringed square says it went there; in the simulation, a touch
+        on a square marked to be put right puts it right."""
         view = ctx.view
+        chosen = next((m for m in (view.move_choices if view is not None else ()) if m.to_sq == sq), None)
+        choose = getattr(ctx.controller, "choose_move", None)
+        if view is not None and view.state == State.FIX_BOARD and chosen is not None and choose is not None:
+            choose(chosen.otn(view.board.size))     # "which move did you make?": the ringed square it went to
+            return
         if (ctx.world is not None and view is not None and view.state in (State.FIX_BOARD, State.PLACE_PIECE)
                 and sq in view.fix_squares):
             # the screen's board stands in for the visitor's hands on the simulated board (the
