@@ -16,7 +16,7 @@ import numpy as np
 
 from calibration.config import Config
 from vision.labelled import labelled_frames
-from vision.localise import NotReadable
+from vision.localise import MARKERS_LOST, NotReadable
 from vision.position import SquareClass
 from vision.reader import BoardReader
 
@@ -193,8 +193,8 @@ def score_ply(reader: BoardReader, board, move, after, image: np.ndarray, res,
     taken = 0
 
     def look(count: int):
-        """`count` more pictures into the tracker; the still board fused over them (a picture
-        that cannot be read starts the still run again, as in the kiosk)."""
+        """`count` more pictures into the tracker; the still board fused over them (as in the
+        kiosk, a picture that cannot be read ends the still run unless only a marker was lost)."""
         nonlocal taken
         unreadable: NotReadable | None = None
         for _ in range(count):
@@ -203,7 +203,7 @@ def score_ply(reader: BoardReader, board, move, after, image: np.ndarray, res,
                 tracker.update(taken / 30.0, reader.read(shot))
                 unreadable = None
             except NotReadable as exc:
-                tracker.unreadable(taken / 30.0, str(exc))
+                tracker.unreadable(taken / 30.0, str(exc), keep_run=str(exc).startswith(MARKERS_LOST))
                 unreadable = exc
             taken += 1
         event = tracker.still()
