@@ -209,19 +209,26 @@ class GameScore:
     right: int = 0
     wrong: int = 0
     held: dict[str, int] = field(default_factory=dict)
+    asked: int = 0                   # held back, and the kiosk asks which of 2-3 moves (vision.bench.score_ply)
+    asked_right: int = 0             # ... with the played move among them
+    settled: int = 0                 # in doubt at first, decided by the fresh pictures (--fresh)
+    frames: int = 1                  # pictures fused a ply (--fused), and more when in doubt (--fresh)
+    fresh: int = 0
     wrong_detail: list[str] = field(default_factory=list)
 
 
 def score_games(condition: str, plies: int, seed0: int = 0, first_game: int = 0, config=None,
-                learn: bool = True) -> GameScore:
-    """Real games, ply by ply, on one foreign scene per game; every move inferred back."""
+                learn: bool = True, frames: int = 1, fresh: int = 0) -> GameScore:
+    """Real games, ply by ply, on one foreign scene per game; every move inferred back from one
+    picture, or (`frames` > 1, `fresh`) as the kiosk does: `frames` pictures of the still board
+    fused, and `fresh` more when that is in doubt (vision.bench.score_ply)."""
     from vision.cli import _config
     from vision.bench import recorded_plies, score_ply
     from vision.localise import NotReadable
     from vision.reader import BoardReader
     config = config if config is not None else _config(None)
     games = load_games()
-    res = GameScore()
+    res = GameScore(frames=frames, fresh=fresh)
     g = first_game
     while res.plies < plies and g < len(games):
         moves = games[g]
@@ -243,7 +250,13 @@ def score_games(condition: str, plies: int, seed0: int = 0, first_game: int = 0,
                 break
             image = foreign_renderer.render("board-11", after.position_otn(), seed=ply, condition=condition,
                                             config=config, scene_seed=scene)
-            wrong = score_ply(reader, board, move, after, image, res, learn=learn)
+            def picture(i: int, position: str = after.position_otn(), ply: int = ply, scene: int = scene) -> np.ndarray:
+                # the same still board under the same light: only the sensor's noise is new
+                return foreign_renderer.render("board-11", position, seed=ply + 10_000 * i, condition=condition,
+                                               config=config, scene_seed=scene)
+
+            wrong = score_ply(reader, board, move, after, image, res, learn=learn, picture=picture,
+                              frames=frames, fresh=fresh)
             if wrong is not None:
                 res.wrong_detail.append(f"game {g} ply {ply}: played {text}, accepted {wrong.move_otn} "
                                         f"(margin {wrong.margin:.1f})")
@@ -284,10 +297,12 @@ def report_frames(res: FrameScore, condition: str, frames: int) -> str:
 
 
 def report_games(res: GameScore, condition: str) -> str:
+    from vision.bench import asked_text, fused_text
     held = sum(res.held.values())
     detail = " (" + "; ".join(f"{k}: {v}" for k, v in sorted(res.held.items())) + ")" if held else ""
-    out = (f"  move inference ({condition}, real games, one foreign scene per game): {res.plies} plies; "
-           f"correct {res.right}, wrong {res.wrong}, held back {held}{detail}")
+    out = (f"  move inference ({condition}, real games, one foreign scene per game, "
+           f"{fused_text(res.frames, res.fresh, res.settled)}): {res.plies} plies; "
+           f"correct {res.right}, wrong {res.wrong}, held back {held}{detail}{asked_text(res)}")
     for d in res.wrong_detail:
         out += "\n    WRONG " + d
     return out
@@ -299,6 +314,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--condition", action="append", choices=foreign_renderer.CONDITIONS)
     ap.add_argument("--plies", type=int, default=40, help="plies of real games per condition for move inference (0: none)")
     ap.add_argument("--seed0", type=int, default=0)
+    ap.add_argument("--fused", type=int, default=1,
+                    help="pictures of each ply's still board fused, as the kiosk does (default 1: one picture)")
+    ap.add_argument("--fresh", type=int, default=0,
+                    help="more pictures when a ply is in doubt, as the kiosk's look-again (kiosk/board_watch.py: 3)")
     ap.add_argument("--hands", type=int, default=0, help="also this many frames with a visitor's arm over the board")
     ap.add_argument("--failures", action="store_true", help="list every misread frame")
     args = ap.parse_args(argv)
@@ -310,7 +329,8 @@ def main(argv: list[str] | None = None) -> int:
             score_hands(condition, args.hands, args.seed0, res)
         print(report_frames(res, condition, args.frames), flush=True)
         if args.plies:
-            print(report_games(score_games(condition, args.plies, args.seed0), condition), flush=True)
+            print(report_games(score_games(condition, args.plies, args.seed0, frames=args.fused, fresh=args.fresh),
+                               condition), flush=True)
     return 0
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from engine import Piece
 from vision.inference import SURE, observation_of, pieces_of
+from vision.localise import MARKERS_LOST
 from vision.stability import StabilityTracker, StableEvent, StillState
 
 from kiosk.ports import CameraPort, CameraReading
@@ -28,6 +29,9 @@ log = logging.getLogger("kiosk.board_watch")
 
 #: a reading in doubt gets up to this many fresh pictures before the controller acts on it
 MAX_UNSURE_FRAMES = 3
+#: a corner marker lost for this long without a break is something over it (a sign of life); lost
+#: now and then (dim light: about one picture in five on a hard day) it is not
+MARKER_COVERED_S = 0.5
 
 
 class BoardWatch:
@@ -43,6 +47,7 @@ class BoardWatch:
         self.reading: CameraReading | None = None      # the newest readable reading
         self._last_seq = -1
         self._doubt: tuple[float, int, float] | None = None   # (still since, pictures, time) when the doubt began
+        self._markers_lost_since: float | None = None         # camera time the pose was first lost, if lost now
 
     def update(self) -> None:
         """Take the camera's newest reading in (once per reading)."""
@@ -53,11 +58,19 @@ class BoardWatch:
         self.camera_ok = reading.ok
         self.camera_reason = reading.reason
         if not reading.ok:
-            if reading.reason != "camera.no_frames":
-                self.last_sign_of_life = self.clock()      # a hand over the board
-            self.tracker.unreadable(reading.t, reading.reason or "")
-            self.reading = None
+            markers_lost = (reading.reason or "").startswith(MARKERS_LOST)
+            lost_since = reading.t if self._markers_lost_since is None else self._markers_lost_since
+            self._markers_lost_since = lost_since if markers_lost else None
+            covered = not markers_lost or reading.t - lost_since >= MARKER_COVERED_S
+            if reading.reason != "camera.no_frames" and covered:
+                self.last_sign_of_life = self.clock()      # a hand over the board, or over a corner
+            # a corner marker lost now and then (dim light) neither ends the still run nor makes the
+            # board unseen: the last readable picture still stands for it
+            self.tracker.unreadable(reading.t, reading.reason or "", keep_run=markers_lost)
+            if covered:
+                self.reading = None
             return
+        self._markers_lost_since = None
         raw = reading.raw
         probs = getattr(raw, "probabilities", None)
         if probs is None:

@@ -27,7 +27,7 @@ position to the next start position while the result shows (Purpose.RESET);
 the next game's set-up is then a goal already reached.
 
 Message keys (kiosk/i18n): illegal_move.{not_your_piece, not_straight, blocked,
-restricted_square, rule}, fix_board.mismatch, fix_board.unclear, fix_board.robot_result,
+restricted_square, rule}, fix_board.mismatch, fix_board.unclear, fix_board.which, fix_board.robot_result,
 place_piece.missed_pickup, place_piece.missing_pieces, place_piece.storage_full,
 gantry.error, camera.waiting, resume.checking, capture.left_on_board.
 """
@@ -39,6 +39,8 @@ from typing import Callable
 
 from calibration.config import Config
 from engine import Board, Outcome, Piece, Side
+
+from vision.inference import MoveReading
 
 from kiosk import damaged_resume
 from kiosk.attendance import Attendance
@@ -86,6 +88,8 @@ class GameController:
         self.board_name = config.board
         self.variant: str | None = None     # the variant on the board (a game's, or a staff set-up's)
         self.fix_squares: dict[int, Piece | None] = {}
+        #: FIX_BOARD after a reading left in doubt between a few legal moves: the visitor may say which
+        self.move_choices: tuple[MoveReading, ...] = ()
         self.message: str | None = None
         self.message_args: dict[str, str] = {}
         self.notice: str | None = None      # staff called (kiosk/staff_ops.py)
@@ -154,6 +158,11 @@ class GameController:
         if self.state != State.VISITOR_TURN or s is None:
             return False
         return self.teacher.request_hint(self.engine, s.board, s.variant, s.options, s.moves_otn())
+
+    def choose_move(self, move_otn: str) -> bool:
+        """The visitor touched the move they made, of those a doubtful reading left
+        (`move_choices`, kiosk/turns.py). False when it is not one of them now."""
+        return self.turns.choose(move_otn)
 
     def resign(self) -> None:
         """The visitor gives up: the robot wins."""
@@ -259,6 +268,8 @@ class GameController:
                 log.exception("state hook failed")
         if new not in (State.FIX_BOARD, State.PLACE_PIECE):
             self.fix_squares = {}
+        if new != State.FIX_BOARD:
+            self.move_choices = ()
         if new != State.PLACE_PIECE:
             self.notice = None
         if new not in (State.FIX_BOARD, State.PLACE_PIECE, State.PAUSED_ERROR):

@@ -118,18 +118,39 @@ class Turns:
             args = {"from": square_name(result.tried.from_sq, size), "to": square_name(result.tried.to_sq, size)}
         elif result.verdict is Verdict.AMBIGUOUS:
             # a legal move may well have been made, but the camera could not tell which (glare
-            # over a deciding square, after fresh pictures): not "does not match", but "again"
-            message, args = "fix_board.unclear", {"count": str(len(result.fix))}
+            # over a deciding square, after fresh pictures): not "does not match", but "again",
+            # or, when it is one of a few legal moves, "which one?" (the visitor knows)
+            message = "fix_board.which" if result.candidates else "fix_board.unclear"
+            args = {"count": str(len(result.fix))}
         else:
             message, args = "fix_board.mismatch", {"count": str(len(result.fix))}
+        choices = result.candidates if result.verdict is Verdict.AMBIGUOUS else ()
         c.record("fix_board", fix={square_name(q, size): (p.value if p else None) for q, p in result.fix.items()},
-                 message=message, **({"tried": result.tried.otn(size)} if result.tried else {}))
+                 message=message, **({"tried": result.tried.otn(size)} if result.tried else {}),
+                 **({"choices": [r.move_otn for r in choices]} if choices else {}))
         if c.state != State.FIX_BOARD:
             c.set_state(State.FIX_BOARD)
         c.fix_squares = dict(result.fix)
+        c.move_choices = choices
         c.message, c.message_args = message, args
 
-    def _take_visitor_move(self, result: MoveReading) -> None:
+    def choose(self, move_otn: str) -> bool:
+        """The visitor says which of the moves left in doubt they made (`c.move_choices`): it is
+        played as if the camera had seen it, but the reader does not learn from this picture
+        (it did not show the move clearly)."""
+        c = self.c
+        if c.state != State.FIX_BOARD or c.session is None:
+            return False
+        size = c.session.board.size
+        chosen = next((r for r in c.move_choices if r.move is not None
+                       and r.move.otn(size) == move_otn.split("x")[0]), None)
+        if chosen is None:
+            return False
+        c.record("move_chosen", move=move_otn, choices=[r.move_otn for r in c.move_choices])
+        self._take_visitor_move(chosen, learn=False)
+        return True
+
+    def _take_visitor_move(self, result: MoveReading, learn: bool = True) -> None:
         c, s = self.c, self.c.session
         assert s is not None and result.move is not None
         self.checking_move = None
@@ -140,7 +161,8 @@ class Turns:
             s.leftovers[sq] = s.captured_piece(sq)
         # the reader learns the position it was right about: the board after the move, and
         # the captured pieces left standing
-        c.watch.confirm({**s.board.pieces(), **s.leftovers})
+        if learn:
+            c.watch.confirm({**s.board.pieces(), **s.leftovers})
         self.next_turn()
         if s.leftovers and c.state in (State.THINKING, State.VISITOR_TURN):
             # the robot will park them (the referee between two turns); the screen says so

@@ -60,6 +60,8 @@ class ControllerView:
     exhibit: ExhibitView = ExhibitView()       # kiosk/exhibit.py: self-play, the hand-over, the referee
     #: the York match of this visit (kiosk/match.py, kept and journalled by the controller), if any
     match: Match | None = None
+    #: FIX_BOARD: the legal moves a doubtful reading may be, best first; the visitor touches theirs
+    move_choices: tuple[Move, ...] = ()
 
 
 def idle_view() -> ControllerView:
@@ -97,4 +99,5 @@ def build_view(c: "GameController") -> ControllerView:
         staff_notice=c.notice,
         missing=c.jobs.missing(c.watch.latest(), c.current_variant()),
         teaching=c.teacher.view(c.engine, board), match=c.match,
-        exhibit=c.exhibit.view())
+        exhibit=c.exhibit.view(),
+        move_choices=tuple(r.move for r in c.move_choices if r.move is not None))

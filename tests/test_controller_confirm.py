@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine import Side
+from engine import Side, parse_square
 
 from kiosk.ports import CameraReading
 from tests.helpers.fakes import WorldCamera
@@ -78,3 +78,55 @@ def test_the_robots_move_is_checked_from_the_first_still_frames_after_the_gantry
     stopped = rig.clock.now
     rig.run_until({"visitor_turn", "game_over"}, limit=50)
     assert rig.clock.now - stopped <= 0.3 + 2 * STEP
+
+
+class GlaredCamera(WorldCamera):
+    """Reads the squares in `glared` with 60 % confidence (a veil of light that stays)."""
+
+    glared: set = set()
+
+    def read_latest(self) -> CameraReading | None:
+        reading = super().read_latest()
+        if reading is None or not reading.ok:
+            return reading
+        conf = tuple(0.6 if sq in self.glared else c for sq, c in enumerate(reading.confidence))
+        return replace(reading, confidence=conf)
+
+
+def test_a_move_left_in_doubt_between_two_destinations_is_asked_for_and_played_as_chosen(tmp_path):
+    """Glare that stays over the two squares the piece may have gone to: after fresh pictures the
+    visitor is asked which of the two moves they made; the one they touch is played (and journalled,
+    so a restart keeps it)."""
+    rig = _visitor_turn(tmp_path, GlaredCamera)
+    board = rig.ctrl.view().board
+    d1, d3, d4 = (parse_square(n, 11) for n in ("d1", "d3", "d4"))
+    rig.camera.glared = {d3, d4}
+    played, other = board.parse_move("d1-d3"), board.parse_move("d1-d4")
+    rig.world.visitor_move(d1, d3)
+    rig.run_until({"fix_board"}, limit=100)
+    view = rig.ctrl.view()
+    assert view.ply == len(board.move_stack) and view.message == "fix_board.which"
+    assert view.move_choices == (played, other)
+    assert not rig.ctrl.choose_move("d1-d5")                 # not one of the moves offered
+    assert rig.ctrl.choose_move("d1-d3")
+    assert rig.ctrl.view().board.move_stack[len(board.move_stack)] == played
+    assert rig.ctrl.view().move_choices == ()
+    chosen = [r for r in rig.ctrl.journal.records if r.kind == "move_chosen"]
+    assert [r.get("move") for r in chosen] == ["d1-d3"]
+    rig.ctrl.stop()
+    again = rig.make()                                      # a power cut now: the move is kept
+    assert again.view().board.move_stack[len(board.move_stack)] == played
+
+
+def test_a_doubtful_source_square_is_not_asked_about(tmp_path):
+    """Glare over the square the piece left as well: "nothing moved" is still possible, so the
+    visitor is asked to put the board back (no choice of moves)."""
+    rig = _visitor_turn(tmp_path, GlaredCamera)
+    board = rig.ctrl.view().board
+    d1, d3, d4 = (parse_square(n, 11) for n in ("d1", "d3", "d4"))
+    rig.camera.glared = {d1, d3, d4}
+    rig.world.visitor_move(d1, d3)
+    rig.run_until({"fix_board"}, limit=100)
+    assert rig.ctrl.view().message == "fix_board.unclear" and rig.ctrl.view().move_choices == ()
+    assert not rig.ctrl.choose_move("d1-d3")
+    assert rig.ctrl.view().ply == len(board.move_stack)

@@ -87,7 +87,8 @@ def test_the_result_box_shows_the_record_with_the_reward_just_won(tmp_path):
     app.step([])
     path = tmp_path / "result.png"
     pygame.image.save(app.surface, str(path))
-    text = cv2.QRCodeDetector().detectAndDecode(cv2.imread(str(path)))[0]
+    found = read_qr(cv2.imread(str(path)))     # the product's reader: plain OpenCV misses ~1 in 30 of these
+    text = found.text if found is not None else ""
     assert text.startswith(_config().kiosk.record_url + "#")
     verdict = verify_url(text, [signer.key().public_bytes])
     assert verdict.valid and verdict.record.kiosk_id == "hall-2"

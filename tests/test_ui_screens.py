@@ -441,3 +441,57 @@ def test_in_the_simulation_a_touch_on_a_marked_square_puts_it_right(tmp_path):
     click(geom.centre(d1))
     frame(app, tmp_path)
     assert world.square_pieces() == shown
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (800, 480)])
+def test_a_move_in_doubt_is_asked_for_with_a_button_per_move_and_arrows_on_the_board(tmp_path, size):
+    board = Board("copenhagen")
+    d1, d3, d4 = (parse_square(n, 11) for n in ("d1", "d3", "d4"))
+    moves = (board.parse_move("d1-d3"), board.parse_move("d1-d4"))
+    view = replace(start_view(), state=State.FIX_BOARD, fix_squares={d1: Piece.ATTACKER, d3: None},
+                   message="fix_board.which", message_args={"count": "2"}, move_choices=moves)
+    app = make_app(view, size=size)
+    shot = frame(app, tmp_path)
+    geom = app.screens["game"].geom
+    for sq in (d3, d4):                                     # an arrow to each square the piece may be on
+        assert count_colour(shot, geom.square_rect(sq), palette.SKY_BLUE, 40) > 20, sq
+    _, panel = split_rects(app.ctx.layout)
+    first, second = button(app, "choose_d1-d3"), button(app, "choose_d1-d4")
+    assert panel.contains(first) and panel.contains(second) and not first.colliderect(second)
+    lay = app.ctx.layout
+    assert min(first.width, first.height, second.width, second.height) >= lay.target   # full touch targets
+    assert count_colour(shot, first, palette.PRIMARY, 6) > first.width * first.height // 3
+    click(first.center)
+    frame(app, tmp_path)
+    assert app.ctx.controller.calls[-1] == ("choose_move", ("d1-d3",))
+
+
+def test_without_choices_the_fix_board_panel_has_no_move_buttons(tmp_path):
+    view = replace(start_view(), state=State.FIX_BOARD, fix_squares={parse_square("d1", 11): Piece.ATTACKER},
+                   message="fix_board.unclear", message_args={"count": "1"})
+    app = make_app(view)
+    frame(app, tmp_path)
+    assert not [b for b in app.current.buttons.items if b.key.startswith("choose_")]
+
+
+def test_many_moves_in_doubt_are_rings_on_the_board_and_a_touch_on_one_says_which(tmp_path):
+    """Five squares the piece may have gone to: no row of buttons, but a ring on each square; the
+    visitor touches the square on the screen where their piece now stands."""
+    board = Board("copenhagen")
+    names = ("d2", "d3", "d4", "d5", "c1")
+    moves = tuple(board.parse_move(f"d1-{n}") for n in names if board.is_legal(board.parse_move(f"d1-{n}")))
+    assert len(moves) >= 4
+    view = replace(start_view(), state=State.FIX_BOARD, fix_squares={parse_square("d1", 11): Piece.ATTACKER},
+                   message="fix_board.which", message_args={"count": "1"}, move_choices=moves)
+    app = make_app(view)
+    shot = frame(app, tmp_path)
+    assert not [b for b in app.current.buttons.items if b.key.startswith("choose_")]
+    geom = app.screens["game"].geom
+    for move in moves:
+        assert count_colour(shot, geom.square_rect(move.to_sq), palette.SKY_BLUE, 40) > 40
+    click(geom.centre(moves[2].to_sq))
+    frame(app, tmp_path)
+    assert app.ctx.controller.calls[-1] == ("choose_move", (moves[2].otn(11),))
+    click(geom.centre(parse_square("h11", 11)))              # a square not ringed: nothing is said
+    frame(app, tmp_path)
+    assert app.ctx.controller.calls[-1] == ("choose_move", (moves[2].otn(11),))

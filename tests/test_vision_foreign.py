@@ -112,6 +112,14 @@ def test_foreign_game_segment_is_inferred_and_no_wrong_move_accepted():
     assert res.right == 10, res.held
 
 
+def test_a_ply_read_as_the_kiosk_does_fuses_its_pictures():
+    """`--fused 3`: each ply's still board is read from three pictures (new sensor noise) fused by
+    the stillness tracker, as in the kiosk; the moves still come out right."""
+    res = foreign_vision.score_games("museum", plies=2, seed0=SEED0, first_game=40, config=Config(), frames=3)
+    assert res.plies == 2 and res.right == 2 and res.wrong == 0, res.held
+    assert "3 pictures fused a ply" in foreign_vision.report_games(res, "museum")
+
+
 @pytest.mark.parametrize("seed, board, variant", [
     (11_015_017, "board-9", "tablut"),          # two markers lost: dim, blurred, 3-4 px cells
     (11_016_017, "board-11", "copenhagen"),

@@ -164,6 +164,51 @@ def test_glare_over_two_squares_the_piece_could_reach_is_still_ambiguous():
     res = read_move(board, seen)
     assert res.verdict is Verdict.AMBIGUOUS and res.move is None
     assert set(res.unsure) >= {h2, h3}
+    # the visitor may say which: the two moves the sure squares leave, the likelier first
+    assert [c.move for c in res.candidates] == [board.parse_move("h1-h3"), board.parse_move("h1-h2")]
+    assert all(c.verdict is Verdict.MOVE for c in res.candidates)
+
+
+def test_a_move_whose_capture_may_stand_or_be_gone_is_offered_once():
+    """h4-j4 captures j5; glare over j4, j5 and i4: the capture lifted or still standing are two
+    explanations but one move for the visitor to touch."""
+    board = Board("copenhagen")
+    for text in ("d1-c1", "f8-h8", "f2-b2", "d6-d8", "c1-c6", "h8-h10", "h1-h4", "f7-f8", "a5-d5", "g5-j5"):
+        board.push(board.parse_move(text))
+    seen = observe(after(board, "h4-j4xj5"))
+    for name in ("j4", "j5", "i4"):
+        seen[parse_square(name, 11)] = [0.45, 0.25, 0.25, 0.05]
+    res = read_move(board, seen)
+    assert res.verdict is Verdict.AMBIGUOUS
+    moves = [c.move for c in res.candidates]
+    assert board.parse_move("h4-j4") in moves and board.parse_move("h4-i4") in moves
+    assert len(moves) == len(set(moves))
+
+
+def test_no_choice_is_offered_while_the_piece_may_not_have_left():
+    """The square left is itself in doubt, so "nothing moved" is still an explanation: the visitor
+    is asked to put the board back, not which move they made."""
+    board = Board("copenhagen")
+    h1, h2, h3 = (parse_square(n, 11) for n in ("h1", "h2", "h3"))
+    seen = observe(board)
+    seen[h1] = [0.6, 0.4, 0, 0]
+    seen[h3] = [0.4, 0.6, 0, 0]
+    seen[h2] = [0.5, 0.5, 0, 0]
+    res = read_move(board, seen)
+    assert res.verdict is Verdict.AMBIGUOUS and res.candidates == ()
+
+
+def test_no_choice_is_offered_among_many_moves():
+    """Glare over seven squares the piece could reach: seven rings would be a guessing game."""
+    board = after(Board("copenhagen"), "h1-h3")
+    board.push(board.parse_move("f4-g4"))
+    h3 = parse_square("h3", 11)
+    seen = observe(after(board, "h3-f3"))
+    for name in ("i3", "j3", "k3", "g3", "f3", "e3", "d3"):
+        seen[parse_square(name, 11)] = [0.45, 0.4, 0.1, 0.05]
+    seen[h3] = [0.98, 0.01, 0.005, 0.005]
+    res = read_move(board, seen)
+    assert res.verdict is Verdict.AMBIGUOUS and res.candidates == ()
 
 
 def test_an_extra_piece_is_a_mismatch_with_the_squares_named():

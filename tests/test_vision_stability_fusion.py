@@ -99,3 +99,32 @@ def test_bare_probabilities_without_a_picture(reading):
     assert tracker.observe(0.1, moved).event is None
     event = tracker.observe(0.2, moved).event
     assert event is not None and event.reading is None and event.probabilities[5].argmax() == 2
+
+
+def test_a_corner_marker_lost_now_and_then_does_not_end_the_still_run(reading):
+    """Dim light: marker 3 is lost in about one picture in five. Those pictures (keep_run) neither
+    end the still run nor count; a picture over which something was seen (a hand) does."""
+    tracker = StabilityTracker(stable_s=0.3)
+    events = []
+    for i in range(30):
+        t = i / 30
+        if i % 5 == 4:
+            tracker.unreadable(t, "markers not found: 3", keep_run=True)
+        else:
+            events.append(tracker.update(t, reading).event)
+    got = [e for e in events if e is not None]
+    assert len(got) == 1 and got[0].since == 0.0                    # still once, from the first picture
+    assert tracker.still().frames == 24                             # every readable picture fused
+    tracker.unreadable(1.0, "hand over board")
+    assert tracker.still() is None                                  # a hand: the run is over
+
+
+def test_a_piece_moved_while_the_markers_were_lost_starts_the_run_again(reading):
+    tracker = StabilityTracker(stable_s=0.3)
+    for i in range(12):
+        tracker.update(i / 30, reading)
+    assert tracker.still() is not None
+    for i in range(12, 20):
+        tracker.unreadable(i / 30, "markers not found: 0", keep_run=True)     # a hand over a corner
+    status = tracker.update(20 / 30, _flicker(reading, 5, 0.02))          # f1 now surely a defender
+    assert status.state is StillState.MOVING and tracker.still() is None

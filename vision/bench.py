@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import cv2
 import numpy as np
 
 from calibration.config import Config
 from vision.labelled import labelled_frames
-from vision.localise import NotReadable
+from vision.localise import MARKERS_LOST, NotReadable
 from vision.position import SquareClass
 from vision.reader import BoardReader
 
@@ -108,6 +109,9 @@ class GameBenchResult:
     right: int = 0              # the recorded move accepted
     wrong: int = 0              # another move accepted: the failure that must not happen
     held: dict[str, int] = field(default_factory=dict)   # not accepted: ambiguous, mismatch, unreadable
+    asked: int = 0              # of the ambiguous: the kiosk asks the visitor which of 2-3 moves
+    asked_right: int = 0        # ... with the recorded move among them (else they can only put it back)
+    settled: int = 0            # in doubt at first, decided by the fresh pictures (score_ply's `fresh`)
 
 
 def run_games(plies: int, condition: str, config: Config | None = None, seed0: int = BENCH_SEED0 + 50_000,
@@ -167,25 +171,57 @@ def recorded_plies(board, moves: list[str]):
 
 
 def score_ply(reader: BoardReader, board, move, after, image: np.ndarray, res,
-              learn: bool = True):
+              learn: bool = True, picture: Callable[[int], np.ndarray] | None = None, frames: int = 1,
+              fresh: int = 0):
     """One ply of a replayed game, counted into `res` (its plies, right, wrong, held).
 
     `image` shows the board `after` the recorded `move`; the move is inferred
-    from it against `board` (before the move). A right move teaches the
-    reader the confirmed position (when `learn`), as in the kiosk. The board
-    is then advanced by the recorded move whatever was inferred, as the kiosk
-    would after asking the visitor. Returns the inference when a WRONG move
-    was accepted (for a report), else None."""
+    from it against `board` (before the move). With `picture` (the i-th
+    further picture of the same still board, new sensor noise), the move is
+    inferred as the kiosk does: from `frames` pictures fused by the one
+    stillness tracker (vision/stability.py), and, when that is in doubt,
+    again after `fresh` more pictures (the kiosk's look-again). A right move
+    teaches the reader the confirmed position (when `learn`), as in the
+    kiosk. The board is then advanced by the recorded move whatever was
+    inferred, as the kiosk would after asking the visitor. Returns the
+    inference when a WRONG move was accepted (for a report), else None."""
     from vision.inference import Verdict, read_move
+    from vision.stability import StabilityTracker
 
     res.plies += 1
+    tracker = StabilityTracker(stable_s=0.0, min_frames=1)
+    taken = 0
+
+    def look(count: int):
+        """`count` more pictures into the tracker; the still board fused over them (as in the
+        kiosk, a picture that cannot be read ends the still run unless only a marker was lost)."""
+        nonlocal taken
+        unreadable: NotReadable | None = None
+        for _ in range(count):
+            shot = image if taken == 0 or picture is None else picture(taken)
+            try:
+                tracker.update(taken / 30.0, reader.read(shot))
+                unreadable = None
+            except NotReadable as exc:
+                tracker.unreadable(taken / 30.0, str(exc), keep_run=str(exc).startswith(MARKERS_LOST))
+                unreadable = exc
+            taken += 1
+        event = tracker.still()
+        if event is None or event.reading is None:
+            raise unreadable or NotReadable("no still picture")
+        return event.reading
+
     try:
-        reading = reader.read(image)
+        reading = look(frames if picture is not None else 1)
+        inf = read_move(board, reading.probabilities)
+        if inf.verdict is Verdict.AMBIGUOUS and picture is not None and fresh:
+            reading = look(fresh)
+            inf = read_move(board, reading.probabilities)
+            res.settled += inf.verdict is not Verdict.AMBIGUOUS
     except NotReadable as exc:
         res.held[str(exc)] = res.held.get(str(exc), 0) + 1
         board.push(move)
         return None
-    inf = read_move(board, reading.probabilities)
     wrong = None
     if inf.verdict is Verdict.MOVE:
         if inf.move == move:
@@ -197,12 +233,27 @@ def score_ply(reader: BoardReader, board, move, after, image: np.ndarray, res,
             wrong = inf
     else:
         res.held[inf.verdict.value] = res.held.get(inf.verdict.value, 0) + 1
+        if inf.candidates:
+            res.asked += 1
+            res.asked_right += any(c.move == move for c in inf.candidates)
     board.push(move)
     return wrong
+
+
+def asked_text(res) -> str:
+    """The held-back plies the kiosk would ask the visitor about ("which move did you make?")."""
+    return f"; asked which move {res.asked} (the played move offered in {res.asked_right})"
+
+
+def fused_text(frames: int, fresh: int, settled: int) -> str:
+    """How the plies were read: one picture, or fused as the kiosk does (score_ply)."""
+    if frames <= 1 and not fresh:
+        return "one picture a ply"
+    return f"{frames} pictures fused a ply, {fresh} more when in doubt (settled {settled})"
 
 
 def report_games(res: GameBenchResult, condition: str) -> str:
     held = sum(res.held.values())
     detail = " (" + "; ".join(f"{k}: {v}" for k, v in sorted(res.held.items())) + ")" if held else ""
     return (f"replayed real games ({condition}): {res.plies} plies; recorded move accepted {res.right}, "
-            f"wrong move accepted {res.wrong}, not accepted {held}{detail}")
+            f"wrong move accepted {res.wrong}, not accepted {held}{detail}{asked_text(res)}")

@@ -81,6 +81,7 @@ class MoveReading:
     reason: IllegalReason | None = None       # ... and why it is illegal
     margin: float = math.inf                  # nats over the best different explanation
     runner_up: str | None = None
+    candidates: tuple["MoveReading", ...] = ()  # AMBIGUOUS: the legal moves it may be, to ask the visitor
 
     @property
     def accepted(self) -> bool:
@@ -194,7 +195,8 @@ def read_move(board: Board, probabilities: np.ndarray, leftovers: dict[int, Piec
         deciding = set(best_want) | (set(rival[3]) if rival is not None else set())
         unsure = tuple(sorted(sq for sq in deciding if not confident[sq]))
         return MoveReading(Verdict.AMBIGUOUS, None, move_otn, caps, tuple(sorted(best_kept)), unsure=unsure,
-                           fix=fix, margin=margin, runner_up=runner_up)
+                           fix=fix, margin=margin, runner_up=runner_up,
+                           candidates=_candidates(board, hyps, before, observed, confident, left_class, min_margin))
     if best_move is None:
         return MoveReading(Verdict.UNCHANGED, margin=margin, runner_up=runner_up)
     return MoveReading(Verdict.MOVE, best_move, move_otn, caps, tuple(sorted(best_kept)),
@@ -212,6 +214,28 @@ def _sole_fit(hyps: list, before: np.ndarray, observed: np.ndarray, confident: n
     square left is sure empty, and its destination's likeliest class is the
     mover, it is the move. Otherwise None (the caller holds back).
     """
+    fits = _consistent(hyps, before, observed, confident, left_class)
+    empty = int(SquareClass.EMPTY)
+    if len(fits) != 1:
+        return None
+    sole = next(iter(fits.values()))
+    move = sole[1]
+    if move is None or not confident[move.from_sq] or observed[move.from_sq] != empty:
+        return None
+    if observed[move.to_sq] != sole[3][move.to_sq]:
+        return None
+    return sole
+
+
+#: at most this many moves (of the one piece that left its square) are offered to the visitor: the
+#: squares it may stand on, to touch on the screen's board; more would be a guessing game
+MAX_CANDIDATES = 6
+
+
+def _consistent(hyps: list, before: np.ndarray, observed: np.ndarray, confident: np.ndarray,
+                left_class: dict[int, int]) -> dict[frozenset, tuple]:
+    """The best hypothesis of every position that no sure square rules out: a sure change it does
+    not make, or a square it sets that is sure of something else."""
     empty = int(SquareClass.EMPTY)
     changed = {sq for sq in np.nonzero(confident & (observed != before))[0].tolist()
                if not (sq in left_class and observed[sq] in (empty, left_class[sq]))}
@@ -224,15 +248,32 @@ def _sole_fit(hyps: list, before: np.ndarray, observed: np.ndarray, confident: n
             continue
         if h[4] not in fits or h[0] > fits[h[4]][0]:
             fits[h[4]] = h
-    if len(fits) != 1:
-        return None
-    sole = next(iter(fits.values()))
-    move = sole[1]
-    if move is None or not confident[move.from_sq] or observed[move.from_sq] != empty:
-        return None
-    if observed[move.to_sq] != sole[3][move.to_sq]:
-        return None
-    return sole
+    return fits
+
+
+def _candidates(board: Board, hyps: list, before: np.ndarray, observed: np.ndarray, confident: np.ndarray,
+                left_class: dict[int, int], min_margin: float) -> tuple[MoveReading, ...]:
+    """The legal moves a doubtful reading may be, best first, for the visitor to say which.
+
+    WHY: glare that stays over a deciding square keeps a legal move in doubt
+    however many pictures are taken; the visitor knows what they played. Only
+    offered when the sure squares show that a piece left its square (so some
+    move was made: "no move" is not among the explanations left), and there
+    are 2..MAX_CANDIDATES positions within `min_margin` of the best (a move
+    whose capture may be lifted or still standing makes one position);
+    otherwise () and the visitor is asked to put the board back.
+    """
+    fits = sorted(_consistent(hyps, before, observed, confident, left_class).values(), key=lambda h: -h[0])
+    if not fits:
+        return ()
+    close = [h for h in fits if h[0] >= fits[0][0] - min_margin]     # one per position (see _consistent)
+    if not 2 <= len(close) <= MAX_CANDIDATES or any(h[1] is None for h in close):
+        return ()
+    empty = int(SquareClass.EMPTY)
+    if not all(confident[h[1].from_sq] and observed[h[1].from_sq] == empty for h in close):
+        return ()
+    return tuple(MoveReading(Verdict.MOVE, h[1], board.move_to_otn(h[1]), tuple(board.captures_of(h[1])),
+                             tuple(sorted(h[2])), margin=h[0] - fits[0][0]) for h in close)
 
 
 def _fix(board: Board, observed: np.ndarray, left_class: dict[int, int]) -> dict[int, Piece | None]:

@@ -48,6 +48,11 @@ class NotReadable(Exception):
     """The board cannot be read in this frame; the message says why, for the visitor and the log."""
 
 
+#: how a NotReadable message starts when the board's pose was lost (a corner marker not found or
+#: not where the others say), not because anything was seen over the board
+MARKERS_LOST = "markers not found"
+
+
 @dataclass(frozen=True)
 class BoardView:
     """One frame's board pose."""
@@ -410,18 +415,18 @@ class BoardLocaliser:
         self._previous = {"shape": gray.shape, "quads": dict(found)} if len(found) == len(self.markers.ids) else None
         missing = [i for i in self.markers.ids if i not in found]
         if missing:
-            raise NotReadable("markers not found: " + ", ".join(str(i) for i in missing))
+            raise NotReadable(f"{MARKERS_LOST}: " + ", ".join(str(i) for i in missing))
         img = np.vstack([found[i] for i in self.markers.ids])
         if self.K is not None:      # calibrated
             img = cv2.undistortPoints(img.reshape(-1, 1, 2), self.K, self.dist, P=self.K).reshape(-1, 2)
         board = np.vstack([self.board_points[i] for i in self.markers.ids])
         H, _ = cv2.findHomography(board, img, 0)
         if H is None or not np.isfinite(H).all():
-            raise NotReadable("markers not found: board geometry is inconsistent")
+            raise NotReadable(f"{MARKERS_LOST}: board geometry is inconsistent")
         proj = cv2.perspectiveTransform(board.reshape(-1, 1, 2), H).reshape(-1, 2)
         rms = float(np.sqrt(((proj - img) ** 2).sum(1).mean()))
         if rms > 6.0:
-            raise NotReadable("markers not found: the four markers do not lie on one board")
+            raise NotReadable(f"{MARKERS_LOST}: the four markers do not lie on one board")
         center = self.camera_center(H, gray.shape[1], gray.shape[0])
         return BoardView(H=H, camera_center=center, marker_corners=found, reprojection_px=rms)
 

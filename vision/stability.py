@@ -142,8 +142,13 @@ class StabilityTracker:
         self.not_before = not_before
         self._clear()
 
-    def unreadable(self, t: float, reason: str) -> StabilityStatus:
-        if t >= self.not_before:
+    def unreadable(self, t: float, reason: str, *, keep_run: bool = False) -> StabilityStatus:
+        """The frame at `t` could not be read. It ends the still run, unless `keep_run`: only the
+        board's pose was lost in this picture (a corner marker lost in dim light, one frame in
+        five on a hard day: ending the run each time kept a still board from ever being still),
+        nothing was seen over the board. The run then goes on, and the next readable picture is
+        compared with the last one as usual, so a piece moved meanwhile still starts it again."""
+        if t >= self.not_before and not keep_run:
             self._clear()
             self.latest = None
         return StabilityStatus(StillState.UNREADABLE, reason)

@@ -8,14 +8,16 @@ ghost piece in a ring with a tick-green edge, "take away" is a cross.
 """
 from __future__ import annotations
 
+import functools
 import math
+from typing import Callable
 
 import pygame
 
 from kiosk.ui import palette
 from kiosk.ui.board_view import ScreenBoard, draw_move_arrow, draw_piece, square_name
 from kiosk.ui.context import UiContext
-from kiosk.ui.widgets import draw_hand, draw_panel, draw_paragraph, draw_text
+from kiosk.ui.widgets import Buttons, draw_button, draw_hand, draw_panel, draw_paragraph, draw_text
 from kiosk.states import State
 
 CAMERA_GRACE_S = 2.0     # a hand over the board while moving is normal; say something only after this
@@ -95,15 +97,75 @@ def draw_fix_marks(surface: pygame.Surface, ctx: UiContext, geom: ScreenBoard, f
         draw_move_arrow(surface, geom, take, put, palette.FIX)
 
 
-def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: pygame.Rect, phase: float) -> None:
-    """The words (and a drawing) for the problem, filling ``panel``."""
+def draw_choice_marks(surface: pygame.Surface, geom: ScreenBoard, choices: tuple, phase: float) -> None:
+    """The moves a doubtful reading may be: an arrow along each and a pulsing ring on each square
+    the piece may stand on (two destinations on one line share the arrow; the rings tell them
+    apart, and each button names its squares)."""
+    pulse = 0.5 + 0.5 * math.sin(phase * 2 * math.pi)
+    for move in choices:
+        draw_move_arrow(surface, geom, move.from_sq, move.to_sq, palette.SKY_BLUE)
+    for move in choices:
+        rect = geom.square_rect(move.to_sq)
+        r = int(geom.square * (0.4 + 0.04 * pulse))
+        pygame.draw.circle(surface, palette.WHITE, rect.center, r + 3, max(2, int(geom.square * 0.05)) + 2)
+        pygame.draw.circle(surface, palette.SKY_BLUE, rect.center, r, max(3, int(geom.square * 0.08)))
+
+
+def choice_grid(ctx: UiContext, width: int, count: int) -> tuple[int, int]:
+    """(buttons per row, rows) for `count` move buttons in `width`: each at least one touch target
+    wide and high (kiosk/ui/layout.py), one column on a large screen, side by side on a small one."""
+    lay = ctx.layout
+    per_row = 1 if width >= 3 * lay.target else max(1, min(count, (width + lay.gap) // (lay.target + lay.gap)))
+    return per_row, math.ceil(count / per_row)
+
+
+def _choose(choose: Callable[[str], object], otn: str) -> None:
+    choose(otn)
+
+
+#: up to this many moves in doubt also get a button each in the panel (more: the rings on the board)
+MAX_CHOICE_BUTTONS = 3
+
+
+def draw_move_choices(surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect, choices: tuple,
+                      buttons: Buttons, choose: Callable[[str], object]) -> None:
+    """One large button per move the visitor may have made ("d1 to d3"), filling `rect` from its
+    bottom; a touch says it was that one (the ringed squares on the board work the same)."""
+    lay = ctx.layout
+    size = getattr(getattr(ctx.view, "board", None), "size", 11)
+    per_row, rows = choice_grid(ctx, rect.width, len(choices))
+    h = lay.target
+    top = rect.bottom - rows * h - (rows - 1) * lay.gap
+    for index, move in enumerate(choices):
+        row, col = divmod(index, per_row)
+        count = min(per_row, len(choices) - row * per_row)
+        w = (rect.width - (count - 1) * lay.gap) // count
+        otn = move.otn(size)
+        label = ctx.t("errors.fix_board.choice", **{"from": square_name(move.from_sq, size),
+                                                     "to": square_name(move.to_sq, size)})
+        button = pygame.Rect(rect.left + col * (w + lay.gap), top + row * (h + lay.gap), w, h)
+        draw_button(surface, button, label, lay.font_button, palette.PRIMARY)
+        buttons.add(f"choose_{otn}", button, functools.partial(_choose, choose, otn))
+
+
+def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: pygame.Rect, phase: float,
+                     buttons: Buttons | None = None, choose: Callable[[str], object] | None = None) -> None:
+    """The words (and a drawing) for the problem, filling ``panel``; with `buttons` and `choose`,
+    the moves a doubtful reading left (the view's `move_choices`) are buttons to touch."""
     view = ctx.view
     lay = ctx.layout
+    choices = tuple(getattr(view, "move_choices", ()) or ()) if kind == "fix_board" and buttons is not None \
+        and choose is not None else ()
+    asking = bool(choices)
+    if len(choices) > MAX_CHOICE_BUTTONS:
+        choices = ()          # the rings on the board are the choice
     draw_panel(surface, panel, colour=palette.BACKGROUND_LIGHT, edge=palette.FIX if kind != "camera" else palette.ORANGE)
     pad = lay.gap * 2
     inner = panel.inflate(-2 * pad, -2 * pad)
     title_key = {"fix_board": "errors.fix_board.title", "place_piece": "errors.place_piece.title",
                  "camera": "errors.camera.title", "staff": "errors.staff.title"}[kind]
+    if asking:
+        title_key = "errors.fix_board.which_title"
     y = draw_paragraph(surface, ctx.t(title_key), pygame.Rect(inner.left, inner.top, inner.width, lay.font_heading * 2),
                        lay.font_heading, palette.ORANGE if kind == "camera" else palette.TEXT,
                        min_size=lay.font_small) + lay.gap
@@ -123,8 +185,12 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
     else:
         body = message_text(ctx, view, "errors.staff.generic")
     row_h = lay.font_small + lay.gap
-    legend_h = 0 if kind in ("camera", "staff") else 2 * row_h + lay.gap
+    legend_h = 0 if kind in ("camera", "staff") or asking else 2 * row_h + lay.gap
     body_rect = pygame.Rect(inner.left, y, inner.width, inner.bottom - y - legend_h)
+    if choices:            # the buttons first: the words shrink to what is left above them
+        choices_h = choice_grid(ctx, inner.width, len(choices))[1] * (lay.target + lay.gap) + lay.gap
+        choice_rect = pygame.Rect(inner.left, inner.bottom - choices_h + lay.gap, inner.width, choices_h - lay.gap)
+        body_rect.height -= choices_h
     if kind in ("camera", "staff"):
         art = pygame.Rect(0, 0, min(inner.width, body_rect.height // 2), min(inner.width, body_rect.height // 2))
         art.midbottom = (inner.centerx, inner.bottom)
@@ -137,7 +203,9 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
             draw_text(surface, "!", art.center, int(art.height * 0.8), palette.TEXT_DARK, anchor="center")
         body_rect.height = art.top - body_rect.top - lay.gap
     body_bottom = draw_paragraph(surface, body, body_rect, lay.font_body, palette.TEXT, min_size=10)
-    if kind in ("fix_board", "place_piece"):
+    if choices and buttons is not None and choose is not None:
+        draw_move_choices(surface, ctx, choice_rect, choices, buttons, choose)
+    elif kind in ("fix_board", "place_piece") and not asking:
         art = pygame.Rect(inner.left, body_bottom + lay.gap, inner.width, body_rect.bottom - body_bottom - lay.gap * 2)
         if art.height > lay.target * 0.6:
             draw_fix_picture(surface, ctx, art, dict(getattr(view, "fix_squares", {}) or {}), phase)

@@ -18,7 +18,8 @@ from kiosk.ui.avatar import draw_robot, draw_visitor
 from kiosk.ui.board_view import (ScreenBoard, draw_board, draw_move_arrow, draw_piece, marked_squares,
                                  piece_code, square_name)
 from kiosk.ui.context import BaseScreen, UiContext
-from kiosk.ui.errors import active_error, draw_error_panel, draw_fix_marks, robot_activity_text
+from kiosk.ui.errors import (active_error, draw_choice_marks, draw_error_panel, draw_fix_marks,
+                             robot_activity_text)
 from kiosk.ui.game_board import card_values, draw_board_banner, draw_cards, draw_position
 from kiosk.ui.rewards_screen import RecordQr, draw_large_qr, draw_take_home
 from kiosk.ui.widgets import (draw_busy, draw_button, draw_panel, draw_paragraph, draw_progress, draw_text,
@@ -201,8 +202,14 @@ class GameScreen(BaseScreen):
 
     def touch_square(self, ctx: UiContext, sq: int) -> None:
         """One touch (or Enter) on a square: select a piece, move to a dot, or drop the selection;
-        in the simulation, a touch on a square marked to be put right puts it right."""
+        asked which move was made, a ringed square says it went there; in the simulation, a touch
+        on a square marked to be put right puts it right."""
         view = ctx.view
+        chosen = next((m for m in (view.move_choices if view is not None else ()) if m.to_sq == sq), None)
+        choose = getattr(ctx.controller, "choose_move", None)
+        if view is not None and view.state == State.FIX_BOARD and chosen is not None and choose is not None:
+            choose(chosen.otn(view.board.size))     # "which move did you make?": the ringed square it went to
+            return
         if (ctx.world is not None and view is not None and view.state in (State.FIX_BOARD, State.PLACE_PIECE)
                 and sq in view.fix_squares):
             # the screen's board stands in for the visitor's hands on the simulated board (the
@@ -277,7 +284,9 @@ class GameScreen(BaseScreen):
                 draw_move_arrow(surface, geom, checking.from_sq, checking.to_sq, palette.SKY_BLUE)
         if ctx.match is not None and ctx.match.cards is not None:
             draw_cards(surface, ctx, geom)
-        if error in ("fix_board", "place_piece"):
+        if error == "fix_board" and view.move_choices:
+            draw_choice_marks(surface, geom, view.move_choices, phase)      # "which of these?": the panel asks
+        elif error in ("fix_board", "place_piece"):
             draw_fix_marks(surface, ctx, geom, dict(view.fix_squares or {}), phase)
         if error == "camera":
             shade = pygame.Surface(board_rect.size, pygame.SRCALPHA)
@@ -510,7 +519,8 @@ class GameScreen(BaseScreen):
         lay = ctx.layout
         y = self.draw_header(surface, ctx, panel)
         top = self.draw_buttons(surface, ctx, panel)
-        draw_error_panel(surface, ctx, error, pygame.Rect(panel.left, y, panel.width, top - y - lay.gap), ctx.now)
+        draw_error_panel(surface, ctx, error, pygame.Rect(panel.left, y, panel.width, top - y - lay.gap), ctx.now,
+                         self.buttons, getattr(ctx.controller, "choose_move", None))
 
     def draw_game_over(self, surface: pygame.Surface, ctx: UiContext) -> None:
         lay = ctx.layout

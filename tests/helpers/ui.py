@@ -46,6 +46,10 @@ class RecordingController(StillView):
     def continue_game(self, *args) -> None:
         self._record("continue_game", *args)
 
+    def choose_move(self, *args) -> bool:
+        self._record("choose_move", *args)
+        return True
+
     # staff's commands
     def home(self) -> None:
         self._record("home")

@@ -1,0 +1,71 @@
+"""A dim room where a corner marker is lost now and then (about one picture in five on a hard day,
+bench/foreign_vision.py): the visitor's moves are still taken, a visitor who walks away is still
+noticed, and a marker covered for longer is still somebody there."""
+from __future__ import annotations
+
+from engine import Side
+
+from kiosk.board_watch import MARKER_COVERED_S, BoardWatch
+from kiosk.ports import CameraReading
+from tests.helpers.fakes import ManualClock, WorldCamera
+from tests.helpers.rig import Rig
+from tests.test_controller_museum import skip
+
+
+class DimCamera(WorldCamera):
+    """Reads the world exactly, but every `every`-th picture loses marker 3; `covered` loses it always."""
+
+    every = 5
+    covered = False
+
+    def read_latest(self) -> CameraReading | None:
+        reading = super().read_latest()
+        if reading is not None and reading.ok and (self.covered or self.seq % self.every == 0):
+            return CameraReading(reading.seq, reading.t, False, "markers not found: 3")
+        return reading
+
+
+def _dim_game(tmp_path) -> Rig:
+    rig = Rig(tmp_path, seed=3)
+    rig.camera = DimCamera(rig.world, rig.clock)
+    rig.ctrl = rig.make()
+    rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
+    rig.run_until({"visitor_turn"})
+    return rig
+
+
+def test_moves_are_taken_while_a_marker_is_lost_now_and_then(tmp_path):
+    rig = _dim_game(tmp_path)
+    for ply in (1, 3):
+        rig.visitor_random_move()
+        rig.run_until({"visitor_turn"})
+        assert rig.ctrl.view().ply == ply + 1
+
+
+def test_a_visitor_who_walks_away_from_a_dim_board_is_noticed(tmp_path):
+    """The lost marker is not a hand: the attendance timer runs and the game is paused."""
+    rig = _dim_game(tmp_path)
+    cfg = rig.config.kiosk
+    skip(rig, cfg.attendance_warn_s + 5)
+    assert rig.ctrl.view().attendance == "warn"
+    skip(rig, cfg.attendance_pause_s - cfg.attendance_warn_s)
+    assert rig.ctrl.view().state == "paused"
+
+
+def test_a_marker_covered_for_longer_is_somebody_there(tmp_path):
+    clock = ManualClock()
+    rig = Rig(tmp_path)
+    camera = DimCamera(rig.world, clock)
+    watch = BoardWatch(camera, 0.3, clock)
+    clock.now += 0.1
+    watch.update()                                   # the first picture: the board comes into view
+    quiet = watch.last_sign_of_life
+    for _ in range(30):                              # lost now and then: no sign of life
+        clock.now += 0.1
+        watch.update()
+    assert watch.last_sign_of_life == quiet
+    camera.covered = True                            # a hand resting on the corner
+    for _ in range(int(MARKER_COVERED_S / 0.1) + 2):
+        clock.now += 0.1
+        watch.update()
+    assert watch.last_sign_of_life > quiet
