@@ -5,8 +5,8 @@ standing on a square centre covers: the crossings of the lines are the
 farthest points from every square's centre. A hand or a sleeve, of any
 colour and in any light, hides a connected patch of crossings (two or more
 next to each other: a hand is wider than a square). Glare lifts the wood and
-the lines alike, so crossings are judged with the veil taken off as well as
-on the picture as taken, and count as hidden only when hidden in both; dim
+the lines alike; where the reader finds a veil, crossings are judged on the
+picture as taken and with the veil taken off (GridChecker.both). Dim
 light and noise never hide two crossings side by side. The core of a strong
 glare patch can still wash two lines out in both looks; it is lit far
 brighter than the board's wood, which no hand over the board is (a hand is
@@ -151,17 +151,24 @@ class GridChecker:
         return max(sizes, default=0)
 
     def both(self, a: GridVisibility, b: GridVisibility) -> GridVisibility:
-        """Crossings hidden in both of two looks at one frame (with and without the glare veil).
+        """The crossings hidden in two looks at one frame: `a` with the glare veil taken off, `b` as taken.
 
-        Covered (the line as bright as its wood) in both looks, and its
-        line's depth within the noise in at least one: a line that stands
-        out of the noise in both looks is there, however faint. The wood's
-        brightness is the brighter of the two: the picture as taken, with
-        the veil's light in it.
+        A crossing is hidden when it is hidden in the picture as taken (the
+        line as bright as its wood and its depth within the noise: a veil
+        adds light to line and wood alike and leaves the depth), or covered
+        in both looks with the depth within the noise in at least one. The
+        wood's brightness is the brighter of the two: the picture as taken,
+        with the veil's light in it, so a veil's washed-out core is still
+        left out as glare (and clipped wood is never covered).
+
+        Hidden in both looks alone is not enough: the veil is estimated from
+        what looks like bare wood, and over a pale arm the estimate takes the
+        arm's own light for a veil; taken off, it leaves a dim picture whose
+        noise passes for lines, and an arm over the board was read as a board.
         """
         covered = a.covered & b.covered
         faint = a.faint | b.faint
-        hidden = covered & faint
+        hidden = (covered & faint) | b.hidden
         wood = np.fmax(a.wood, b.wood)
         return GridVisibility(hidden=hidden, contrast=np.minimum(a.contrast, b.contrast),
                               largest_patch=self._largest(hidden, wood), wood=wood,
