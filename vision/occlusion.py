@@ -5,8 +5,8 @@ standing on a square centre covers: the crossings of the lines are the
 farthest points from every square's centre. A hand or a sleeve, of any
 colour and in any light, hides a connected patch of crossings (two or more
 next to each other: a hand is wider than a square). Glare lifts the wood and
-the lines alike, so crossings are judged with the veil taken off as well as
-on the picture as taken, and count as hidden only when hidden in both; dim
+the lines alike; where the reader finds a veil, crossings are judged on the
+picture as taken and with the veil taken off (GridChecker.both). Dim
 light and noise never hide two crossings side by side. The core of a strong
 glare patch can still wash two lines out in both looks; it is lit far
 brighter than the board's wood, which no hand over the board is (a hand is
@@ -26,6 +26,12 @@ depth is within the frame's own pixel noise. So a crossing counts as hidden
 only when its line's depth is within LINE_SNR noise sigmas (the frame's
 own scatter, vision/shape.pixel_noise) in at least one look, besides the
 ratio test in both.
+
+The line is compared with the wood off the crossing's diagonals and with the
+wood right beside it, and is gone when it is gone against either: an arm is
+shaded across (lit from one side, a veil over part of it), and against the
+diagonals' median the dim side of a bare hand passes for a line, while
+against the hand's own surface on both sides of the line it does not.
 """
 from __future__ import annotations
 
@@ -44,6 +50,8 @@ GLARE_BRIGHTNESS = 1.8
 # A line darker than its wood by more than this many noise sigmas is seen, however
 # faint against the wood (a veil's light over it): a hand leaves no line at all.
 LINE_SNR = 3.0
+# The wood beside a line it is compared with (GridChecker.check) lies this share of a square across it.
+SIDE_PITCH = 0.15
 
 
 @dataclass(frozen=True)
@@ -78,6 +86,9 @@ class GridChecker:
         # take the darkest of three samples across the line
         across = np.abs(arm[:, ::-1]) > 0
         self.arm_bands = [arm + across * k for k in (-1.5, 0.0, 1.5)]
+        # the wood on either side of each line sample, SIDE_PITCH of a square across the line
+        side = SIDE_PITCH * p * s
+        self.arm_sides = [arm + across * side, arm - across * side]
         dd = 0.15 * p
         diag_mm = np.array([(dd, dd), (dd, -dd), (-dd, dd), (-dd, -dd)])
         self.diag = diag_mm * np.array([s, -s])
@@ -95,16 +106,27 @@ class GridChecker:
             pts = np.clip(np.round(self.crossings[:, None, :] + offsets[None]).astype(int), 0, n - 1)
             return g[pts[..., 1], pts[..., 0]]
 
-        line = np.percentile(np.minimum.reduce([sample(a) for a in self.arm_bands]), 30, axis=1)
+        lines = np.minimum.reduce([sample(a) for a in self.arm_bands])
+        sides = 0.5 * (sample(self.arm_sides[0]) + sample(self.arm_sides[1]))
         wood = np.nanmedian(sample(self.diag) * self.diag_weight, 1)
-        ratio = (line + 1) / (wood + 1)
+        # a line is judged against two references of wood, and is gone when it
+        # is gone against either: the wood off the crossing's diagonals, and the
+        # wood just beside each line sample, SIDE_PITCH of a square either side.
+        # Light that changes across a crossing (a hand's or a sleeve's shading, a
+        # veil over part of a hand) makes the dim side of a bare hand pass for a
+        # line against the diagonals' median; against its own two sides it does
+        # not. The sides lie beyond a blurred line's reach (at 0.1 of a square
+        # the blur of a very soft frame made its lines look gone).
+        line = np.percentile(lines, 30, axis=1)
+        ratio = np.maximum((line + 1) / (wood + 1), np.percentile((lines + 1) / (sides + 1), 30, axis=1))
+        depth = np.minimum(wood - line, np.percentile(sides - lines, 70, axis=1))
         saturated = wood > 245
         covered = ((ratio > self.hidden_ratio) & ~saturated).reshape(self.n, self.n)
         # the border crossings have the frame on one side, often as dark as the
         # line: they are reported but do not count as covered
         covered[[0, -1], :] = False
         covered[:, [0, -1]] = False
-        faint = (wood - line <= LINE_SNR * max(pixel_noise(rect_gray), 0.5)).reshape(self.n, self.n)
+        faint = (depth <= LINE_SNR * max(pixel_noise(rect_gray), 0.5)).reshape(self.n, self.n)
         grid = covered & faint
         wood_grid = wood.reshape(self.n, self.n)
         return GridVisibility(hidden=grid, contrast=ratio.reshape(self.n, self.n),
@@ -129,17 +151,24 @@ class GridChecker:
         return max(sizes, default=0)
 
     def both(self, a: GridVisibility, b: GridVisibility) -> GridVisibility:
-        """Crossings hidden in both of two looks at one frame (with and without the glare veil).
+        """The crossings hidden in two looks at one frame: `a` with the glare veil taken off, `b` as taken.
 
-        Covered (the line as bright as its wood) in both looks, and its
-        line's depth within the noise in at least one: a line that stands
-        out of the noise in both looks is there, however faint. The wood's
-        brightness is the brighter of the two: the picture as taken, with
-        the veil's light in it.
+        A crossing is hidden when it is hidden in the picture as taken (the
+        line as bright as its wood and its depth within the noise: a veil
+        adds light to line and wood alike and leaves the depth), or covered
+        in both looks with the depth within the noise in at least one. The
+        wood's brightness is the brighter of the two: the picture as taken,
+        with the veil's light in it, so a veil's washed-out core is still
+        left out as glare (and clipped wood is never covered).
+
+        Hidden in both looks alone is not enough: the veil is estimated from
+        what looks like bare wood, and over a pale arm the estimate takes the
+        arm's own light for a veil; taken off, it leaves a dim picture whose
+        noise passes for lines, and an arm over the board was read as a board.
         """
         covered = a.covered & b.covered
         faint = a.faint | b.faint
-        hidden = covered & faint
+        hidden = (covered & faint) | b.hidden
         wood = np.fmax(a.wood, b.wood)
         return GridVisibility(hidden=hidden, contrast=np.minimum(a.contrast, b.contrast),
                               largest_patch=self._largest(hidden, wood), wood=wood,

@@ -6,7 +6,10 @@ four markers, unchanged for `stable_s` seconds (the configuration's
 `camera.stable_s`, short: the hand has already left when the frames are
 readable again) and in at least `min_frames` independently taken pictures:
 no square's patch of the rectified picture changes its mean brightness
-(MOTION_LEVEL) and no square *confidently* changes its class. At 30 fps and the default still time the
+(MOTION_LEVEL) from one frame to the next, nor from the still run's first
+frame until the run is reported (a hand or an arm moving slowly over the
+board, by less than MOTION_LEVEL a frame, is not still: a hand moves, glare
+does not), and no square *confidently* changes its class. At 30 fps and the default still time the
 position is there within about `stable_s` + one frame of the hand leaving
 the board (bench/confirm_latency.py measures it).
 
@@ -130,6 +133,7 @@ class StabilityTracker:
 
     def _clear(self) -> None:
         self._thumb: np.ndarray | None = None
+        self._anchor: np.ndarray | None = None      # the still run's first picture, until it is reported
         self._last: np.ndarray | None = None        # last frame's probabilities
         self._frames: deque[tuple[float, np.ndarray]] = deque(maxlen=MAX_FUSED)   # the still run's pictures
         self._since: float | None = None
@@ -156,9 +160,10 @@ class StabilityTracker:
     def _moved(self, thumb: np.ndarray | None, probs: np.ndarray) -> bool:
         if self._last is None or self._last.shape != probs.shape:
             return False
-        if thumb is not None and self._thumb is not None and thumb.shape == self._thumb.shape:
-            if float(np.abs(thumb - self._thumb).max()) > self.motion_level:
-                return True
+        for earlier in (self._thumb, self._anchor):
+            if thumb is not None and earlier is not None and thumb.shape == earlier.shape:
+                if float(np.abs(thumb - earlier).max()) > self.motion_level:
+                    return True
         before, now = self._last.argmax(1), probs.argmax(1)
         sure = (self._last.max(1) >= SURE_CHANGE) & (probs.max(1) >= SURE_CHANGE)
         return bool(((before != now) & sure).any())
@@ -185,6 +190,7 @@ class StabilityTracker:
         self._reading = reading
         if self._since is None or moving:
             self._since, self._reported = t, False
+            self._anchor = thumb
             self._frames.clear()
             self._frames.append((t, probs))
             return StabilityStatus(StillState.MOVING if moving else StillState.SETTLING)
@@ -198,6 +204,7 @@ class StabilityTracker:
         if self._reported:
             return StabilityStatus(StillState.STABLE)
         self._reported = True
+        self._anchor = None             # reported: from now on only a change from frame to frame is a move
         return StabilityStatus(StillState.STABLE, event=event)
 
     def still(self, not_before: float = -math.inf) -> StableEvent | None:
