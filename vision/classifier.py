@@ -52,7 +52,8 @@ KING_CANDIDATE = 0.75               # light share (after the disc check) a squar
 KING_GAP = 0.2                      # log(B/R) the king's top lies below the other light pieces'
 KING_SPREADS = 5.0                  # ... and this many times their own spread
 KING_SURE = 0.97                    # king's share when the gap is clear
-KING_DOUBT = 0.6                    # ... when it is only half as clear
+KING_DOUBT = 0.6                    # ... when it is only half as clear, or the king may be unseen
+KING_HIDING = 0.25                  # light share of a square left out of the comparison that may hide the king
 KING_FOUND = 0.5                    # a square with this king's share is where the king stands
 KING_HIDDEN = 0.15                  # king's share of every light piece when no square holds him
 ADAPT_MIN_SQUARES = {int(SquareClass.EMPTY): 6, int(SquareClass.ATTACKER): 3, int(SquareClass.DEFENDER): 3,
@@ -281,7 +282,11 @@ class SquareClassifier:
         among this frame's light pieces, all of one ivory under one light, the
         king still stands out. When one light piece's gold feature lies well
         below all the others (by KING_GAP and many times their spread), it is
-        taken as the king; a gap only half as clear leaves it in doubt.
+        taken as the king; a gap only half as clear leaves it in doubt, and so
+        does a square left out of the comparison that may itself be a light
+        piece (KING_HIDING: a piece under a veil, its disc or crown washed
+        out): the real king may be there, and the yellowest of the pieces seen
+        is then only the yellowest defender.
         """
         k, d = int(SquareClass.KING), int(SquareClass.DEFENDER)
         light_share = p[:, d] + p[:, k]
@@ -298,7 +303,8 @@ class SquareClassifier:
         need = max(KING_GAP, KING_SPREADS * spread)
         if gap < need / 2 or next_gap > 0.7 * gap:
             return p
-        target = KING_SURE if gap >= need else KING_DOUBT
+        hidden = (light_share >= KING_HIDING) & (shaped < KING_CANDIDATE)
+        target = KING_SURE if gap >= need and not hidden.any() else KING_DOUBT
         if p[cand, k] < target * light_share[cand]:
             p = p.copy()
             p[cand, k] = target * light_share[cand]
