@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from engine import Side, parse_square
+from engine import parse_square
 
 from kiosk.ports import CameraReading
 from tests.helpers.fakes import WorldCamera
-from tests.helpers.rig import STEP, Rig
+from tests.helpers.rig import STEP, visitor_turn
 
 
 class DoubtfulCamera(WorldCamera):
@@ -27,17 +27,8 @@ class DoubtfulCamera(WorldCamera):
         return replace(reading, confidence=conf)
 
 
-def _visitor_turn(tmp_path, camera_cls=WorldCamera) -> Rig:
-    rig = Rig(tmp_path)
-    rig.camera = camera_cls(rig.world, rig.clock)
-    rig.ctrl = rig.make()
-    rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
-    rig.run_until({"visitor_turn"})
-    return rig
-
-
 def test_the_visitors_move_is_confirmed_one_still_time_after_the_hand_left(tmp_path):
-    rig = _visitor_turn(tmp_path)
+    rig = visitor_turn(tmp_path)
     board = rig.ctrl.view().board
     move = board.legal_moves[0]
     rig.world.visitor_move(move.from_sq, move.to_sq)
@@ -54,7 +45,7 @@ def test_the_visitors_move_is_confirmed_one_still_time_after_the_hand_left(tmp_p
 
 
 def test_a_doubtful_reading_that_looks_like_a_move_is_not_taken(tmp_path):
-    rig = _visitor_turn(tmp_path, DoubtfulCamera)
+    rig = visitor_turn(tmp_path, DoubtfulCamera)
     board = rig.ctrl.view().board
     camera = rig.camera
     camera.known, camera.doubt = board.pieces(), True
@@ -70,7 +61,7 @@ def test_a_doubtful_reading_that_looks_like_a_move_is_not_taken(tmp_path):
 
 
 def test_the_robots_move_is_checked_from_the_first_still_frames_after_the_gantry_stopped(tmp_path):
-    rig = _visitor_turn(tmp_path)
+    rig = visitor_turn(tmp_path)
     rig.visitor_random_move()
     rig.run_until({"robot_moving"})
     while rig.gantry.queue:
@@ -97,7 +88,7 @@ def test_a_move_left_in_doubt_between_two_destinations_is_asked_for_and_played_a
     """Glare that stays over the two squares the piece may have gone to: after fresh pictures the
     visitor is asked which of the two moves they made; the one they touch is played (and journalled,
     so a restart keeps it)."""
-    rig = _visitor_turn(tmp_path, GlaredCamera)
+    rig = visitor_turn(tmp_path, GlaredCamera)
     board = rig.ctrl.view().board
     d1, d3, d4 = (parse_square(n, 11) for n in ("d1", "d3", "d4"))
     rig.camera.glared = {d3, d4}
@@ -121,7 +112,7 @@ def test_a_move_left_in_doubt_between_two_destinations_is_asked_for_and_played_a
 def test_a_doubtful_source_square_is_not_asked_about(tmp_path):
     """Glare over the square the piece left as well: "nothing moved" is still possible, so the
     visitor is asked to put the board back (no choice of moves)."""
-    rig = _visitor_turn(tmp_path, GlaredCamera)
+    rig = visitor_turn(tmp_path, GlaredCamera)
     board = rig.ctrl.view().board
     d1, d3, d4 = (parse_square(n, 11) for n in ("d1", "d3", "d4"))
     rig.camera.glared = {d1, d3, d4}

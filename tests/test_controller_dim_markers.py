@@ -3,12 +3,11 @@ bench/foreign_vision.py): the visitor's moves are still taken, a visitor who wal
 noticed, and a marker covered for longer is still somebody there."""
 from __future__ import annotations
 
-from engine import Side
 
 from kiosk.board_watch import MARKER_COVERED_S, BoardWatch
 from kiosk.ports import CameraReading
 from tests.helpers.fakes import ManualClock, WorldCamera
-from tests.helpers.rig import Rig
+from tests.helpers.rig import Rig, visitor_turn
 from tests.test_controller_museum import skip
 
 
@@ -26,12 +25,7 @@ class DimCamera(WorldCamera):
 
 
 def _dim_game(tmp_path) -> Rig:
-    rig = Rig(tmp_path, seed=3)
-    rig.camera = DimCamera(rig.world, rig.clock)
-    rig.ctrl = rig.make()
-    rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
-    rig.run_until({"visitor_turn"})
-    return rig
+    return visitor_turn(tmp_path, DimCamera, seed=3)
 
 
 def test_moves_are_taken_while_a_marker_is_lost_now_and_then(tmp_path):

@@ -63,6 +63,16 @@ class Rig:
         raise AssertionError(f"move not taken in: {self.ctrl.view()}")
 
 
+def visitor_turn(tmp_path, camera_cls: type = WorldCamera, seed: int = 0) -> Rig:
+    """A Copenhagen game set up on a rig whose camera is `camera_cls`, the visitor (attackers) to move."""
+    rig = Rig(tmp_path, seed=seed)
+    rig.camera = camera_cls(rig.world, rig.clock)
+    rig.ctrl = rig.make()
+    rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
+    rig.run_until({"visitor_turn"})
+    return rig
+
+
 def play_game(rig: Rig, visitor_side: Side, max_plies: int = 400, prefer_captures: bool = False) -> None:
     assert rig.world.variant is not None, "the world has no game set up"
     rig.ctrl.start_game(rig.world.variant, {}, visitor_side, "easy")
