@@ -46,3 +46,17 @@ def test_a_defender_beside_a_veiled_king_is_not_read_as_a_sure_king(index, level
     k = int(SquareClass.KING)
     sure_kings = [sq for sq in range(121) if probs[sq, k] >= SURE]
     assert sure_kings in ([], [king]), f"read as a sure king: {sure_kings} (the king is on {king})"
+
+
+def test_a_light_piece_whose_disc_is_missed_without_a_veil_is_not_a_sure_empty():
+    """Held-out frame 78,017,017 (museum, found in this stop's measurement): the defender on b1 is
+    plainly ivory, no veil on it, but where its top should be the disc is no lighter than the
+    wood; it was read empty at 1.00. The disc looked for in the wrong place is doubt, not "empty"."""
+    seed0, seed = 78_000_000, 78_017_017
+    samples = foreign_vision.sample_positions(92, seed0 + 7919 * (1 + foreign_renderer.CONDITIONS.index("museum")))
+    sample = samples[(seed - seed0 - 17) // 1000]
+    image = foreign_renderer.render(sample.board, sample.position, seed=seed, condition="museum")
+    probs = BoardReader(Config(), "board-11").read(image).probabilities
+    b1 = 1
+    assert pieces_from_position(sample.position, 11)[b1] == "T"
+    assert not (probs[b1].argmax() == int(SquareClass.EMPTY) and probs[b1].max() >= SURE), probs[b1]

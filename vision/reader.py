@@ -18,7 +18,8 @@ from engine import pieces_from_position, position_from_pieces
 from vision.classifier import SquareClassifier
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
-from vision.shape import (DARKER_THAN_WOOD, DiscEvidence, Outline, OutlineMeter, king_keep, light_keep, lighter_than_plain,
+from vision.shape import (DARKER_THAN_WOOD, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, king_keep, light_keep,
+                          lighter_than_plain,
                           pieces_need_a_rim, shape_agreement, shape_conflict, shape_fallback)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_region, foreign_squares
@@ -185,6 +186,11 @@ class BoardReader:
         # colour says a light piece, the disc a dark one: a dark piece under glare,
         # or a light one sampled on its own shaded side wall; not a sure attacker
         turned = probs[:, int(SquareClass.DEFENDER)] * (outline.lift < -DARKER_THAN_WOOD)
+        # colour says a light piece with no veil to explain it, but where its top should be the
+        # disc is no lighter than the wood (a piece set off the square's centre, a smaller piece
+        # than the configured one): the disc was looked for in the wrong place, not a sure empty
+        missed = (probs[:, int(SquareClass.DEFENDER)] + probs[:, int(SquareClass.KING)]) \
+            * (outline.lift < -NOT_LIGHTER) * (glare.share < VEIL_SHARE)
         probs = pieces_need_a_rim(probs, evidence, outline.lift, plain_ok, keep_k)
         # under a bright veil, or on wood this close to white (a piece's rim may
         # be lost in the glare), neither "a piece" nor "no piece" is sure from
@@ -193,7 +199,8 @@ class BoardReader:
         doubt = np.clip((glare.share - VEIL_SHARE) / VEIL_DOUBT_SPAN, 0.0, VEIL_DOUBT_MAX)
         doubt *= 1.0 - shape_agreement(probs, evidence, feats.wood_lum, feats.line_lum, outline.noise,
                                        feats.values[:, RING])
-        conflict = np.maximum.reduce([shape_conflict(probs, outline, feats.wood_lum, glare.share), unlit, turned])
+        conflict = np.maximum.reduce([shape_conflict(probs, outline, feats.wood_lum, glare.share), unlit, turned,
+                                      missed])
         doubt = np.maximum(doubt, SHAPE_CONFLICT_DOUBT * conflict)
         doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]
         # the doubt goes to what is known before looking and the disc's shape
