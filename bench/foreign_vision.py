@@ -209,7 +209,7 @@ class GameScore:
     right: int = 0
     wrong: int = 0
     held: dict[str, int] = field(default_factory=dict)
-    asked: int = 0                   # held back, and the kiosk asks which of 2-3 moves (vision.bench.score_ply)
+    asked: int = 0                   # held back, and the kiosk asks which of 2-6 moves (vision.bench.score_ply)
     asked_right: int = 0             # ... with the played move among them
     settled: int = 0                 # in doubt at first, decided by the fresh pictures (--fresh)
     frames: int = 1                  # pictures fused a ply (--fused), and more when in doubt (--fresh)

@@ -20,7 +20,7 @@ import numpy as np
 
 from engine import Piece
 from vision.inference import SURE, observation_of, pieces_of
-from vision.localise import MARKERS_LOST
+from vision.localise import pose_lost
 from vision.stability import StabilityTracker, StableEvent, StillState
 
 from kiosk.ports import CameraPort, CameraReading
@@ -58,7 +58,7 @@ class BoardWatch:
         self.camera_ok = reading.ok
         self.camera_reason = reading.reason
         if not reading.ok:
-            markers_lost = (reading.reason or "").startswith(MARKERS_LOST)
+            markers_lost = pose_lost(reading.reason)
             lost_since = reading.t if self._markers_lost_since is None else self._markers_lost_since
             self._markers_lost_since = lost_since if markers_lost else None
             covered = not markers_lost or reading.t - lost_since >= MARKER_COVERED_S

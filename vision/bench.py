@@ -16,7 +16,7 @@ import numpy as np
 
 from calibration.config import Config
 from vision.labelled import labelled_frames
-from vision.localise import MARKERS_LOST, NotReadable
+from vision.localise import NotReadable, pose_lost
 from vision.position import SquareClass
 from vision.reader import BoardReader
 
@@ -109,7 +109,7 @@ class GameBenchResult:
     right: int = 0              # the recorded move accepted
     wrong: int = 0              # another move accepted: the failure that must not happen
     held: dict[str, int] = field(default_factory=dict)   # not accepted: ambiguous, mismatch, unreadable
-    asked: int = 0              # of the ambiguous: the kiosk asks the visitor which of 2-3 moves
+    asked: int = 0              # of the ambiguous: the kiosk asks the visitor which of 2-6 moves
     asked_right: int = 0        # ... with the recorded move among them (else they can only put it back)
     settled: int = 0            # in doubt at first, decided by the fresh pictures (score_ply's `fresh`)
 
@@ -203,7 +203,7 @@ def score_ply(reader: BoardReader, board, move, after, image: np.ndarray, res,
                 tracker.update(taken / 30.0, reader.read(shot))
                 unreadable = None
             except NotReadable as exc:
-                tracker.unreadable(taken / 30.0, str(exc), keep_run=str(exc).startswith(MARKERS_LOST))
+                tracker.unreadable(taken / 30.0, str(exc), keep_run=pose_lost(str(exc)))
                 unreadable = exc
             taken += 1
         event = tracker.still()

@@ -187,7 +187,8 @@ def read_move(board: Board, probabilities: np.ndarray, leftovers: dict[int, Piec
         return MoveReading(Verdict.MISMATCH, None, move_otn, caps, tuple(sorted(best_kept)), fix=fix,
                            tried=tried, reason=reason, margin=margin, runner_up=runner_up)
     if margin < min_margin:
-        sole = _sole_fit(hyps, before, observed, confident, left_class)
+        fits = _consistent(hyps, before, observed, confident, left_class)
+        sole = _sole_fit(fits, observed, confident)
         if sole is not None:
             _, move, kept, _, _ = sole
             return MoveReading(Verdict.MOVE, move, board.move_to_otn(move), tuple(board.captures_of(move)),
@@ -196,15 +197,14 @@ def read_move(board: Board, probabilities: np.ndarray, leftovers: dict[int, Piec
         unsure = tuple(sorted(sq for sq in deciding if not confident[sq]))
         return MoveReading(Verdict.AMBIGUOUS, None, move_otn, caps, tuple(sorted(best_kept)), unsure=unsure,
                            fix=fix, margin=margin, runner_up=runner_up,
-                           candidates=_candidates(board, hyps, before, observed, confident, left_class, min_margin))
+                           candidates=_candidates(board, fits, observed, confident, min_margin))
     if best_move is None:
         return MoveReading(Verdict.UNCHANGED, margin=margin, runner_up=runner_up)
     return MoveReading(Verdict.MOVE, best_move, move_otn, caps, tuple(sorted(best_kept)),
                        margin=margin, runner_up=runner_up)
 
 
-def _sole_fit(hyps: list, before: np.ndarray, observed: np.ndarray, confident: np.ndarray,
-              left_class: dict[int, int]) -> tuple | None:
+def _sole_fit(fits: dict[frozenset, tuple], observed: np.ndarray, confident: np.ndarray) -> tuple | None:
     """The one legal move that the *sure* squares leave, when the likelihoods alone do not decide.
 
     Glare over a deciding square keeps the margin low however many frames
@@ -212,9 +212,9 @@ def _sole_fit(hyps: list, before: np.ndarray, observed: np.ndarray, confident: n
     change it does not make, or a square it sets that is sure of something
     else, rules it out); if exactly one position is left, it is a move whose
     square left is sure empty, and its destination's likeliest class is the
-    mover, it is the move. Otherwise None (the caller holds back).
+    mover, it is the move. Otherwise None (the caller holds back). `fits`:
+    `_consistent`'s positions.
     """
-    fits = _consistent(hyps, before, observed, confident, left_class)
     empty = int(SquareClass.EMPTY)
     if len(fits) != 1:
         return None
@@ -251,8 +251,8 @@ def _consistent(hyps: list, before: np.ndarray, observed: np.ndarray, confident:
     return fits
 
 
-def _candidates(board: Board, hyps: list, before: np.ndarray, observed: np.ndarray, confident: np.ndarray,
-                left_class: dict[int, int], min_margin: float) -> tuple[MoveReading, ...]:
+def _candidates(board: Board, fits: dict[frozenset, tuple], observed: np.ndarray, confident: np.ndarray,
+                min_margin: float) -> tuple[MoveReading, ...]:
     """The legal moves a doubtful reading may be, best first, for the visitor to say which.
 
     WHY: glare that stays over a deciding square keeps a legal move in doubt
@@ -263,17 +263,17 @@ def _candidates(board: Board, hyps: list, before: np.ndarray, observed: np.ndarr
     whose capture may be lifted or still standing makes one position);
     otherwise () and the visitor is asked to put the board back.
     """
-    fits = sorted(_consistent(hyps, before, observed, confident, left_class).values(), key=lambda h: -h[0])
-    if not fits:
+    ranked = sorted(fits.values(), key=lambda h: -h[0])
+    if not ranked:
         return ()
-    close = [h for h in fits if h[0] >= fits[0][0] - min_margin]     # one per position (see _consistent)
+    close = [h for h in ranked if h[0] >= ranked[0][0] - min_margin]     # one per position (see _consistent)
     if not 2 <= len(close) <= MAX_CANDIDATES or any(h[1] is None for h in close):
         return ()
     empty = int(SquareClass.EMPTY)
     if not all(confident[h[1].from_sq] and observed[h[1].from_sq] == empty for h in close):
         return ()
     return tuple(MoveReading(Verdict.MOVE, h[1], board.move_to_otn(h[1]), tuple(board.captures_of(h[1])),
-                             tuple(sorted(h[2])), margin=h[0] - fits[0][0]) for h in close)
+                             tuple(sorted(h[2])), margin=h[0] - ranked[0][0]) for h in close)
 
 
 def _fix(board: Board, observed: np.ndarray, left_class: dict[int, int]) -> dict[int, Piece | None]:

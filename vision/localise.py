@@ -53,6 +53,11 @@ class NotReadable(Exception):
 MARKERS_LOST = "markers not found"
 
 
+def pose_lost(reason: str | None) -> bool:
+    """True when a NotReadable reason only says the board's pose was lost (see MARKERS_LOST)."""
+    return (reason or "").startswith(MARKERS_LOST)
+
+
 @dataclass(frozen=True)
 class BoardView:
     """One frame's board pose."""
