@@ -70,6 +70,10 @@ SURE_CHANGE = 0.9
 # on bench/foreign_renderer.py's museum frames), while a piece arriving or
 # leaving changes it by 7 to 26.
 MOTION_LEVEL = 4.0
+# A square read surely as one class in at least this share of the still pictures, and surely as
+# no other in any, is fused from its sure pictures alone (`fuse`): a clear majority, so a square
+# that flickers between sure and doubtful half the time stays unsure.
+SURE_SHARE = 2 / 3
 CELL_PX = 8               # a square's patch is averaged down to this many pixels a side first
 # Independently taken pictures a still period needs: one picture can be a
 # misread, two that agree are not (a real camera gives many in the still
@@ -105,6 +109,32 @@ class StabilityStatus:
     state: StillState
     reason: str = ""
     event: StableEvent | None = None
+
+
+def fuse(frames: list[np.ndarray]) -> np.ndarray:
+    """The still run's pictures -> one reading: each square's mean over the pictures, except that a
+    square read surely as one class in at least SURE_SHARE of them, and surely as no other in any,
+    is the mean of those sure pictures.
+
+    WHY: the reader doubts a square when one of its tests lands near its threshold, and sensor
+    noise moves it across from picture to picture: a defender read 0.95 in three pictures of four
+    and 0.6 "perhaps" in the fourth came out 0.85 on the mean, unsure for as long as the board
+    stayed still (3.4 s in bench/confirm_latency.py, museum, 60M, trial 11), though no picture
+    said anything else. A doubtful picture is not evidence against the sure ones; a picture sure
+    of another class is, and then the mean (unsure) stands, as does a square sure in too few.
+    """
+    stack = np.stack(frames)                              # pictures x squares x classes
+    fused = stack.mean(axis=0)
+    sure = stack.max(axis=2) >= SURE_CHANGE
+    classes = stack.argmax(axis=2)
+    votes = np.stack([(sure & (classes == c)).sum(axis=0) for c in range(stack.shape[2])], axis=1)
+    best = votes.argmax(axis=1)
+    top = votes.max(axis=1)
+    alone = votes.sum(axis=1) == top                      # no picture surely of another class
+    for sq in np.nonzero(alone & (top > 0) & (top >= SURE_SHARE * len(frames)))[0]:
+        pick = sure[:, sq] & (classes[:, sq] == best[sq])
+        fused[sq] = stack[pick, sq].mean(axis=0)
+    return fused
 
 
 def square_means(image: np.ndarray, size: int) -> np.ndarray:
@@ -216,7 +246,7 @@ class StabilityTracker:
         frames = [p for t, p in self._frames if t >= since]
         if self._t - since < self.stable_s or len(frames) < self.min_frames:
             return None
-        fused = np.mean(frames, axis=0)
+        fused = fuse(frames)
         reading = dataclasses.replace(self._reading, probabilities=fused) if self._reading is not None else None
         return StableEvent(fused, reading, since, self._t, len(frames))
 
