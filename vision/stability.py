@@ -13,8 +13,10 @@ does not), and no square *confidently* changes its class. At 30 fps and the defa
 position is there within about `stable_s` + one frame of the hand leaving
 the board (bench/confirm_latency.py measures it).
 
-The frames of one still period are fused: a square's probabilities are the
-mean over the period's frames. Glare does not move with the pieces, but
+The frames of one still period are fused (`fuse`): a square's probabilities
+are the mean over the period's frames, or, when a clear majority of them read
+it surely as one class and none surely as another, the mean of those sure
+ones (a picture in doubt is not a picture against). Glare does not move with the pieces, but
 sensor noise and a passing shadow do, and a real piece does not flicker:
 a square read differently from frame to frame comes out unsure (lower
 confidence) instead of as whatever the last frame said, and the move
