@@ -71,7 +71,7 @@ def _off_board(hand: foreign_renderer.HandPose, width: float) -> bool:
 
 def one_trial(condition: str, scene_seed: int, board: Board, move, res: LatencyResult, config, stable_s: float) -> None:
     from vision.inference import Verdict, read_move
-    from vision.localise import NotReadable
+    from vision.localise import NotReadable, pose_lost
     from vision.reader import BoardReader
     from vision.stability import StabilityTracker
 
@@ -121,7 +121,8 @@ def one_trial(condition: str, scene_seed: int, board: Board, move, res: LatencyR
             tracker.update(t, reader.read(image))
             last = "settling"
         except NotReadable as exc:
-            tracker.unreadable(t, str(exc))
+            # as the kiosk does (kiosk/board_watch.py): a corner marker lost now and then keeps the still run
+            tracker.unreadable(t, str(exc), keep_run=pose_lost(str(exc)))
             last = str(exc)
         read_s = time.process_time() - t0
         res.read_ms.append(read_s * 1000)
