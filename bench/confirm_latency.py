@@ -24,7 +24,11 @@ playing area (its fingertips more than a hand's width outside it).
     python bench/confirm_latency.py [--trials 12] [--condition museum ...] [--seed0 N] [--stable-s S]
 
 Prints per condition the median and 95th percentile of the latency, and the
-plies confirmed right, confirmed wrong and not confirmed within 4 s.
+plies confirmed right, confirmed wrong and not confirmed within 4 s. A ply in
+doubt gets the kiosk's look-again (kiosk/board_watch.py: three more pictures
+over another still time); if the reading then names the moves it may be, the
+kiosk asks the visitor which (not confirmed: "asked which move"), and the line
+says how soon after the hand left the question came.
 """
 from __future__ import annotations
 
@@ -63,6 +67,9 @@ class LatencyResult:
     read_ms: list[float] = field(default_factory=list)
     held_why: dict[str, int] = field(default_factory=dict)   # not confirmed: the last frame's state
     unsure_frames: int = 0     # still frames whose fused reading did not yet confirm the move
+    asked: int = 0             # held back, and the kiosk asks which of the moves it may be
+    asked_offered: int = 0     # ... with the played move among them
+    ask_latencies: list[float] = field(default_factory=list)    # hand left -> the question on the screen
 
 
 def _off_board(hand: foreign_renderer.HandPose, width: float) -> bool:
@@ -70,6 +77,7 @@ def _off_board(hand: foreign_renderer.HandPose, width: float) -> bool:
 
 
 def one_trial(condition: str, scene_seed: int, board: Board, move, res: LatencyResult, config, stable_s: float) -> None:
+    from kiosk.board_watch import MAX_UNSURE_FRAMES
     from vision.inference import Verdict, read_move
     from vision.localise import NotReadable, pose_lost
     from vision.reader import BoardReader
@@ -96,6 +104,7 @@ def one_trial(condition: str, scene_seed: int, board: Board, move, res: LatencyR
     t_leave = None
     last = "no frame"
     busy_until = 0.0
+    doubt = None            # (still since, pictures, time) when the fused reading was first in doubt
     k = 0
     while True:
         t = k / FPS
@@ -142,6 +151,18 @@ def one_trial(condition: str, scene_seed: int, board: Board, move, res: LatencyR
             return
         res.unsure_frames += 1
         last = inf.verdict.value
+        # the kiosk's look-again (kiosk/board_watch.py `ask_again`): MAX_UNSURE_FRAMES more pictures
+        # over another still time, then, if the reading names the moves it may be, it asks the visitor
+        if inf.verdict is Verdict.AMBIGUOUS:
+            if doubt is None or doubt[0] != still.since:
+                doubt = (still.since, still.frames, still.at)
+            if still.frames - doubt[1] >= MAX_UNSURE_FRAMES and still.at - doubt[2] >= stable_s and inf.candidates:
+                res.asked += 1
+                res.asked_offered += int(any(c.move == move for c in inf.candidates))
+                res.ask_latencies.append(busy_until - (t_leave if t_leave is not None else t))
+                res.held += 1          # not confirmed from the camera: the question is on the screen
+                res.held_why["asked which move"] = res.held_why.get("asked which move", 0) + 1
+                return
         # not yet sure: the next still frames, fused, may be
 
 
@@ -183,6 +204,9 @@ def report(res: LatencyResult, condition: str, stable_s: float) -> str:
     line += f"confirmed right {res.right}, wrong {res.wrong}, not confirmed within {GIVE_UP_S:.0f} s {res.held}"
     if res.held_why:
         line += " (" + "; ".join(f"{k}: {v}" for k, v in sorted(res.held_why.items())) + ")"
+    if res.asked:
+        line += (f"; of those, the kiosk asked which move {res.asked} (the played move offered in "
+                 f"{res.asked_offered}), median {np.median(res.ask_latencies):.2f} s after the hand left")
     if res.read_ms:
         t = np.array(res.read_ms)
         line += (f"\n  frames read {res.frames_read}, skipped while reading {res.frames_skipped}, "
