@@ -125,17 +125,18 @@ def fuse(frames: list[np.ndarray]) -> np.ndarray:
     said anything else. A doubtful picture is not evidence against the sure ones; a picture sure
     of another class is, and then the mean (unsure) stands, as does a square sure in too few.
     """
-    stack = np.stack(frames)                              # pictures x squares x classes
+    stack = np.asarray(frames)                            # pictures x squares x classes
     fused = stack.mean(axis=0)
-    sure = stack.max(axis=2) >= SURE_CHANGE
     classes = stack.argmax(axis=2)
+    sure = np.take_along_axis(stack, classes[:, :, None], axis=2)[:, :, 0] >= SURE_CHANGE
     votes = np.stack([(sure & (classes == c)).sum(axis=0) for c in range(stack.shape[2])], axis=1)
     best = votes.argmax(axis=1)
     top = votes.max(axis=1)
     alone = votes.sum(axis=1) == top                      # no picture surely of another class
-    for sq in np.nonzero(alone & (top > 0) & (top >= SURE_SHARE * len(frames)))[0]:
-        pick = sure[:, sq] & (classes[:, sq] == best[sq])
-        fused[sq] = stack[pick, sq].mean(axis=0)
+    agreed = alone & (top > 0) & (top >= SURE_SHARE * len(frames))
+    pick = sure & (classes == best) & agreed              # pictures x squares: the sure ones that count
+    sums = (stack * pick[:, :, None]).sum(axis=0)
+    fused[agreed] = sums[agreed] / top[agreed, None]
     return fused
 
 
