@@ -97,3 +97,27 @@ def test_a_cover_over_that_marker_leaves_it_missing(seed0, k, colour, scale):
     with pytest.raises(NotReadable, match="markers not found: ") as refused:
         BoardReader(Config(), sample.board).read(covered)
     assert str(lost) in str(refused.value).split(": ")[1].split(", ")
+
+
+def _arm_frame(k: int, seed0: int = 10_000_000) -> tuple[np.ndarray, str]:
+    """Frame k of bench/foreign_vision.score_hands("hard", 20, seed0): a visitor's arm over the board."""
+    sample = foreign_vision.sample_positions(k + 1, seed0 + 7919 * (11 + foreign_renderer.CONDITIONS.index("hard")))[k]
+    seed = seed0 + 1000 * k + 29
+    hand = foreign_renderer.random_hand(np.random.default_rng((seed, 5)),
+                                        foreign_renderer.Layout.from_config(Config(), sample.board).width)
+    return foreign_renderer.render(sample.board, sample.position, seed=seed, condition="hard", hand=hand), sample.board
+
+
+def test_an_arm_whose_blurred_marker_is_found_is_reported_as_a_hand():
+    """Arm frame 0: markers 2 and 3 (16-17 px, blurred) were lost, the frame refused for them; found now, the arm
+    over the board is what refuses it."""
+    image, board = _arm_frame(0)
+    with pytest.raises(NotReadable, match="hand over board"):
+        BoardReader(Config(), board).read(image)
+
+
+def test_an_arm_over_half_a_marker_leaves_it_missing():
+    """Arm frame 14: the sleeve covers the top half of marker 0 under a veil; no board is read."""
+    image, board = _arm_frame(14)
+    with pytest.raises(NotReadable, match="markers not found: 0"):
+        BoardReader(Config(), board).read(image)

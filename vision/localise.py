@@ -47,13 +47,14 @@ CODE_MARGIN = 0.2
 # look: its code too blurred for bits and its outline too soft for a candidate. How far its
 # centre may lie from the prediction (marker sides; two markers, both on one side of the board,
 # predict the others by up to four sides off under the uncalibrated lens, three by up to 1.5), the
-# scales tried (two markers get a far corner's size wrong by up to a quarter), the template's
+# scales tried (two markers get a far corner's size wrong by up to a quarter, three by a tenth), the template's
 # blur (in cells: the camera's blur and motion), the match with its own picture on its light
 # ring, and the light ring over the black border on each of the four sides (grey levels: a dim
 # frame leaves 20-40).
 FIT_SLIDE_THREE = 2.0
 FIT_SLIDE_TWO = 5.0
 FIT_SCALES_TWO = (0.8, 0.9, 1.0, 1.12, 1.25)
+FIT_SCALES_THREE = (0.9, 1.0, 1.12)
 FIT_BLUR_CELLS = 0.6
 FIT_MATCH = 0.8
 FIT_RING_CONTRAST = 12.0
@@ -405,8 +406,8 @@ class BoardLocaliser:
         neighbourhood of the prediction is warped flat and matched against
         the marker's own picture (its code, black border and light ring,
         blurred by FIT_BLUR_CELLS) within FIT_SLIDE_THREE sides of the
-        prediction, or with two markers known FIT_SLIDE_TWO sides at the
-        scales FIT_SCALES_TWO (coarse, then again finely round the best).
+        prediction at the scales FIT_SCALES_THREE, or with two markers known
+        FIT_SLIDE_TWO sides at FIT_SCALES_TWO (coarse, then finely round the best).
         It counts when that match (a veil's slope of light taken off,
         `_correlation_level`) reaches FIT_MATCH, its light ring stands
         FIT_RING_CONTRAST above its black border across each edge (`_ringed`),
@@ -414,13 +415,11 @@ class BoardLocaliser:
         A hand or a cover hides the ring or the code; a marker of another
         code does not follow this one.
         """
-        if known >= 3:
-            best = self._match_picture(gray, mid, quad, FIT_SLIDE_THREE, cell=8)
-        else:
-            coarse = [self._match_picture(gray, mid, (quad - quad.mean(0)) * s + quad.mean(0), FIT_SLIDE_TWO, cell=4)
-                      for s in FIT_SCALES_TWO]
-            rough = max((c for c in coarse if c is not None), key=lambda c: c[0], default=None)
-            best = None if rough is None else self._match_picture(gray, mid, rough[1], 0.5, cell=8)
+        slide, scales = (FIT_SLIDE_THREE, FIT_SCALES_THREE) if known >= 3 else (FIT_SLIDE_TWO, FIT_SCALES_TWO)
+        coarse = [self._match_picture(gray, mid, (quad - quad.mean(0)) * s + quad.mean(0), slide, cell=4)
+                  for s in scales]
+        rough = max((c for c in coarse if c is not None), key=lambda c: c[0], default=None)
+        best = None if rough is None else self._match_picture(gray, mid, rough[1], 0.5, cell=8)
         if best is None or best[0] < FIT_MATCH:
             return None
         corners = best[1]
