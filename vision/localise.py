@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -42,6 +43,21 @@ SQUARE_SCALE = 1.25
 # than with the code turned (a plain or skin-coloured cover correlates with nothing).
 CODE_CORRELATION = 0.5
 CODE_MARGIN = 0.2
+# The marker's whole picture fitted where the others put it (BoardLocaliser._fit_at), the last
+# look: its code too blurred for bits and its outline too soft for a candidate. How far its
+# centre may lie from the prediction (marker sides; two markers, both on one side of the board,
+# predict the others by up to four sides off under the uncalibrated lens, three by up to 1.5), the
+# scales tried (two markers get a far corner's size wrong by up to a quarter, three by a tenth), the template's
+# blur (in cells: the camera's blur and motion), the match with its own picture on its light
+# ring, and the light ring over the black border on each of the four sides (grey levels: a dim
+# frame leaves 20-40).
+FIT_SLIDE_THREE = 2.0
+FIT_SLIDE_TWO = 5.0
+FIT_SCALES_TWO = (0.8, 0.9, 1.0, 1.12, 1.25)
+FIT_SCALES_THREE = (0.9, 1.0, 1.12)
+FIT_BLUR_CELLS = 0.6
+FIT_MATCH = 0.8
+FIT_RING_CONTRAST = 12.0
 
 
 class NotReadable(Exception):
@@ -76,6 +92,7 @@ class BoardLocaliser:
         self.markers = markers
         self._dictionary = markers_module.dictionary(markers.dictionary)
         self._templates: dict[int, list[np.ndarray]] = {}
+        self._pictures: dict[tuple[int, int], np.ndarray] = {}
         self.detector = markers_module.marker_detector(markers.dictionary)
         # one threshold window instead of three first; the full search only when it misses a marker
         self.quick_detector = markers_module.marker_detector(markers.dictionary, quick=True)
@@ -112,15 +129,18 @@ class BoardLocaliser:
                 found[i] = c.reshape(4, 2).astype(np.float64)
         return found
 
-    def _search_missing(self, gray: np.ndarray, found: dict[int, np.ndarray], soft: bool = False) -> None:
+    def _search_missing(self, gray: np.ndarray, found: dict[int, np.ndarray],
+                        finder: Callable[[np.ndarray, int, np.ndarray, int], np.ndarray | None] | None = None) -> None:
         """Look again, magnified, where the markers already found say a missing one must be.
 
         Small, blurred or dim markers (far corner under tilt, heavy JPEG) are
         often lost by the whole-frame pass but found in a 2x crop; failing
         that, a marker is checked in place (`_verify_at`). Each marker found
         sharpens the prediction of the next, so the search repeats while it
-        finds more. With `soft`, each marker is looked for by `_find_soft`.
+        finds more. `finder(gray, id, predicted quad, markers known)` is how
+        each is looked for (default `_find_magnified`; `_find_soft`, `_fit_at`).
         """
+        finder = finder or self._find_magnified
         tried: set[tuple[int, int]] = set()
         while 2 <= len(found) < len(self.markers.ids):
             src = np.vstack([self.board_points[i] for i in found])
@@ -134,7 +154,7 @@ class BoardLocaliser:
                     continue
                 tried.add((mid, len(found)))
                 quad = cv2.perspectiveTransform(self.board_points[mid].reshape(-1, 1, 2), H).reshape(-1, 2)
-                seen = (self._find_soft if soft else self._find_magnified)(gray, mid, quad, len(found))
+                seen = finder(gray, mid, quad, len(found))
                 if seen is None:
                     continue
                 found[mid] = seen
@@ -267,13 +287,13 @@ class BoardLocaliser:
         return best[1] if best[0] <= SQUARE_FIT * side else None
 
     @staticmethod
-    def _ringed(image: np.ndarray, corners: np.ndarray) -> bool:
+    def _ringed(image: np.ndarray, corners: np.ndarray, contrast: float = MIN_CELL_CONTRAST) -> bool:
         """Across each edge of the square: dark on its inner side, light outside (its quiet zone).
 
         Along the middle of each edge, the darkest of three lines 0-1 cell
         inside against the lightest of three lines 0.5-1.5 cells outside
         (blur and the threshold move a small square's outline by a fraction
-        of a cell either way).
+        of a cell either way), `contrast` grey levels apart.
         """
         centre = corners.mean(0)
         cell = float(np.linalg.norm(corners - np.roll(corners, -1, 0), axis=1).mean()) / 6
@@ -289,7 +309,7 @@ class BoardLocaliser:
                 if (p < 0).any() or (p[:, 0] >= w).any() or (p[:, 1] >= h).any():
                     return False
                 level.append(float(np.median(image[p[:, 1], p[:, 0]])))
-            if max(level[3:]) - min(level[:3]) < MIN_CELL_CONTRAST:
+            if max(level[3:]) - min(level[:3]) < contrast:
                 return False
         return True
 
@@ -309,7 +329,7 @@ class BoardLocaliser:
         if len(found) < 2:
             for mid, quad in self.detect(_soften(gray), soft=True).items():
                 found.setdefault(mid, quad / 2)
-        self._search_missing(gray, found, soft=True)
+        self._search_missing(gray, found, self._find_soft)
 
     def _code_bits(self, mid: int) -> np.ndarray:
         """Marker `mid`'s 4 x 4 code, True for a white cell (what `_verify_at` and `_code_follows` compare with)."""
@@ -376,6 +396,77 @@ class BoardLocaliser:
         flat = np.array([[x, y], [x + side, y], [x + side, y + side], [x, y + side]], np.float32)
         return cv2.perspectiveTransform(flat.reshape(-1, 1, 2), np.linalg.inv(M)).reshape(4, 2).astype(np.float64)
 
+    def _fit_at(self, gray: np.ndarray, mid: int, quad: np.ndarray, known: int) -> np.ndarray | None:
+        """Marker `mid` fitted as a whole picture about where the others put it, when nothing else finds it.
+
+        A small marker in dim light under blur and motion (15-20 px, cells
+        of 2.5-3.5 px) may leave neither an outline the detector takes as a
+        candidate nor bits that read: its code cells turn grey between its
+        black border and light ring. The whole marker still shows: the
+        neighbourhood of the prediction is warped flat and matched against
+        the marker's own picture (its code, black border and light ring,
+        blurred by FIT_BLUR_CELLS) within FIT_SLIDE_THREE sides of the
+        prediction at the scales FIT_SCALES_THREE, or with two markers known
+        FIT_SLIDE_TWO sides at FIT_SCALES_TWO (coarse, then finely round the best).
+        It counts when that match (a veil's slope of light taken off,
+        `_correlation_level`) reaches FIT_MATCH, its light ring stands
+        FIT_RING_CONTRAST above its black border across each edge (`_ringed`),
+        and its blurred code cells follow its own code upright (`_code_follows`).
+        A hand or a cover hides the ring or the code; a marker of another
+        code does not follow this one.
+        """
+        slide, scales = (FIT_SLIDE_THREE, FIT_SCALES_THREE) if known >= 3 else (FIT_SLIDE_TWO, FIT_SCALES_TWO)
+        coarse = [self._match_picture(gray, mid, (quad - quad.mean(0)) * s + quad.mean(0), slide, cell=4)
+                  for s in scales]
+        rough = max((c for c in coarse if c is not None), key=lambda c: c[0], default=None)
+        best = None if rough is None else self._match_picture(gray, mid, rough[1], 0.5, cell=8)
+        if best is None or best[0] < FIT_MATCH:
+            return None
+        corners = best[1]
+        side = float(np.linalg.norm(corners - np.roll(corners, -1, 0), axis=1).mean())
+        if side < 6:
+            return None
+        cropped = self._crop_round(gray, corners, 1.0)
+        if cropped is None:
+            return None
+        crop, offset = cropped[0], cropped[1]
+        plain = cv2.resize(crop, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+        inside = (corners - offset) * 2
+        if not self._ringed(plain, inside, FIT_RING_CONTRAST) or not self._code_follows(plain, inside, mid):
+            return None
+        return corners
+
+    def _match_picture(self, gray: np.ndarray, mid: int, quad: np.ndarray, slide: float,
+                       cell: int) -> tuple[float, np.ndarray] | None:
+        """The best match of marker `mid`'s blurred picture within `slide` sides of `quad`: (score, its corners).
+
+        The picture is warped so that `quad` is `cell` px per marker cell,
+        flat; the template is the marker on one cell of its light ring.
+        """
+        side = 6 * cell
+        centre = quad.mean(0)
+        span = int(round(side + 2 * (slide + 1 / 6) * side))
+        big = (quad - centre) * (span / side) + centre
+        dst = np.array([[0, 0], [span, 0], [span, span], [0, span]], np.float32)
+        M = cv2.getPerspectiveTransform(big.astype(np.float32), dst)
+        patch = cv2.warpPerspective(gray, M, (span, span), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        key = (mid, cell)
+        template = self._pictures.get(key)
+        if template is None:
+            bits = cv2.aruco.generateImageMarker(self._dictionary, int(mid), side)
+            framed = cv2.copyMakeBorder(bits, cell, cell, cell, cell, cv2.BORDER_CONSTANT, value=255)
+            template = self._pictures[key] = cv2.GaussianBlur(framed, (0, 0), cell * FIT_BLUR_CELLS)
+        if float(patch.max()) - float(patch.min()) < FIT_RING_CONTRAST:
+            return None
+        res = cv2.matchTemplate(patch, template, cv2.TM_CCOEFF_NORMED)
+        _, _, _, loc = cv2.minMaxLoc(res)
+        x, y = loc[0] + cell, loc[1] + cell
+        size = template.shape[0]
+        score = _correlation_level(patch[loc[1]:loc[1] + size, loc[0]:loc[0] + size], template)
+        flat = np.array([[x, y], [x + side, y], [x + side, y + side], [x, y + side]], np.float32)
+        corners = cv2.perspectiveTransform(flat.reshape(-1, 1, 2), np.linalg.inv(M)).reshape(4, 2).astype(np.float64)
+        return float(score), corners
+
     def _detect_near(self, gray: np.ndarray, previous: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
         """Markers looked for only around where they were in the last frame (the camera is mounted)."""
         h, w = gray.shape[:2]
@@ -398,7 +489,11 @@ class BoardLocaliser:
         With `track`, the markers are first looked for near their places in
         the previous frame (a few small crops instead of the whole frame);
         the whole frame is searched when that does not find all four: with
-        one threshold window first, with all three when that misses a marker.
+        one threshold window first, with all three when that misses a marker;
+        then a missing marker is looked for where the others put it
+        (`_search_missing`, on the frame and unsharp-masked, `_search_soft`,
+        and last `_fit_at`, its whole picture). All four or none: a marker
+        not found refuses the frame (MARKERS_LOST), whatever hides it.
         """
         found: dict[int, np.ndarray] = {}
         if track and self._previous and self._previous.get("shape") == gray.shape:
@@ -417,6 +512,8 @@ class BoardLocaliser:
             self._search_missing(sharp, found)
         if len(found) < len(self.markers.ids):
             self._search_soft(gray, found)
+        if 2 <= len(found) < len(self.markers.ids):
+            self._search_missing(gray, found, self._fit_at)
         self._previous = {"shape": gray.shape, "quads": dict(found)} if len(found) == len(self.markers.ids) else None
         missing = [i for i in self.markers.ids if i not in found]
         if missing:
@@ -480,6 +577,24 @@ class BoardLocaliser:
             px_per_mm = math.sqrt(abs(np.linalg.det(G[:2, :2]))) / abs(G[2, 2]) if G[2, 2] else 1.0
             f = px_per_mm * self.distance_mm
         return np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]], np.float64)
+
+
+def _correlation_level(window: np.ndarray, template: np.ndarray) -> float:
+    """The correlation of a window with a template once each has its best plane (a + bx + cy) taken off.
+
+    A veil of glare over a marker adds a slope of light across it (and the
+    dark cloth beside it); the slope is no part of the marker's picture.
+    """
+    n = template.shape[0]
+    yy, xx = np.mgrid[0:n, 0:n].astype(np.float64)
+    A = np.column_stack([np.ones(n * n), xx.ravel(), yy.ravel()])
+
+    def level(v: np.ndarray) -> np.ndarray:
+        v = v.astype(np.float64).ravel()
+        return v - A @ np.linalg.lstsq(A, v, rcond=None)[0]
+    a, b = level(window), level(template)
+    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(a @ b) / norm if norm > 1e-9 else 0.0
 
 
 def _soften(gray: np.ndarray) -> np.ndarray:
