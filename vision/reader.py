@@ -216,6 +216,8 @@ class BoardReader:
         blown = feats.saturated
         if blown.any():                 # glare: the camera saw pure white, nothing to judge by
             probs[blown] = no_surer_than(fallback[blown], np.full(int(blown.sum()), BLOWN_SURE))
+        # the square the colour gave the king may have lost him to the doubt: then he is unseen
+        probs = SquareClassifier.hidden_king(probs)
         return Reading(probabilities=probs, features=feats, view=view, rectified=rect, size=self.size, glare=glare,
                        outline=outline)
 
