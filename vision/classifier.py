@@ -253,16 +253,19 @@ class SquareClassifier:
             others[best] = False
             p[others, int(SquareClass.DEFENDER)] += p[others, k]
             p[others, k] = 0.0
-            p = self._hidden_king(p)
+            p = self.hidden_king(p)
         return p
 
     @staticmethod
-    def _hidden_king(p: np.ndarray) -> np.ndarray:
+    def hidden_king(p: np.ndarray) -> np.ndarray:
         """No square holds the king: any light piece may be him, his crown lost in glare or blur.
 
         A board in play has its king (a captured king ends the game), so a
         frame that shows him nowhere has not seen him; every light piece is
-        then read as possibly the king, and none is a sure defender.
+        then read as possibly the king, and none is a sure defender. The
+        reader asks again after its shape checks (vision/reader.py): a "king"
+        the colour found on a veiled empty square and the disc then took
+        away leaves the real king, read as a defender, unseen too.
         """
         k, d = int(SquareClass.KING), int(SquareClass.DEFENDER)
         if p[:, k].max() >= KING_FOUND:

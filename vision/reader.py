@@ -19,8 +19,8 @@ from vision.classifier import SquareClassifier
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
 from vision.shape import (DARKER_THAN_WOOD, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, king_keep, light_keep,
-                          lighter_than_plain,
-                          pieces_need_a_rim, shape_agreement, shape_conflict, shape_fallback)
+                          lighter_than_plain, outline_match, pieces_need_a_rim, shape_agreement, shape_conflict,
+                          shape_fallback, with_outline)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_region, foreign_squares
 from vision.position import SquareClass, marked_squares, pieces_from_classes
@@ -170,6 +170,10 @@ class BoardReader:
         temper *= 1.0 + np.maximum(0.0, glare.share - VEIL_SHARE) * VEIL_SCALE
         outline = self.outline.measure(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), feats.top_px)
         evidence = DiscEvidence.of(outline, feats.wood_lum, glare.share)
+        # a light disc's outline must be as strong as the frame's plain light pieces' (vision/shape.outline_match)
+        assert outline.fall is not None
+        evidence = with_outline(evidence, outline_match(evidence, outline.fall, feats.wood_lum - feats.line_lum,
+                                                        glare.share, feats.wood_lum, self.marked))
         # a light piece needs its disc (on a marked square lighter than the plain
         # wood as well), the king his crown or that disc; the king is picked by
         # his crown only among squares that pass
@@ -212,6 +216,8 @@ class BoardReader:
         blown = feats.saturated
         if blown.any():                 # glare: the camera saw pure white, nothing to judge by
             probs[blown] = no_surer_than(fallback[blown], np.full(int(blown.sum()), BLOWN_SURE))
+        # the square the colour gave the king may have lost him to the doubt: then he is unseen
+        probs = SquareClassifier.hidden_king(probs)
         return Reading(probabilities=probs, features=feats, view=view, rectified=rect, size=self.size, glare=glare,
                        outline=outline)
 

@@ -26,7 +26,7 @@ compared with `noise`, the frame's own pixel-to-pixel scatter, so a faint
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -48,6 +48,7 @@ class Outline:
     sharpness_dark: np.ndarray  # (squares,) dark rim: median over rays of sharpest rise / whole rise
     lift: np.ndarray            # (squares,) inside minus outside brightness (median over rays), grey levels
     noise: float                # the frame's pixel scatter (robust sigma, grey levels)
+    fall: np.ndarray | None = None   # (squares,) the sharpest fall outward over EDGE_PX (median over rays), grey levels
 
 
 def pixel_noise(gray: np.ndarray) -> float:
@@ -83,7 +84,7 @@ class OutlineMeter:
         whole = inside - outside                                                        # (S, R)
         steps = prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]                              # falls outward
         return Outline(sharpness=_rim(steps, whole), sharpness_dark=_rim(-steps, -whole),
-                       lift=np.median(whole, 1), noise=pixel_noise(gray))
+                       lift=np.median(whole, 1), noise=pixel_noise(gray), fall=np.median(steps.max(-1), 1))
 
 
 # A rim counts from a sharpness of RIM_LOW (none) to RIM_HIGH (all), light and dark.
@@ -154,6 +155,51 @@ class DiscEvidence:
                    light_rim=_ramp(outline.sharpness, RIM_LOW, RIM_HIGH),
                    dark_seen=_ramp(-snr, *SEEN_SNR) * _ramp(-rel, *SEEN_REL_DARK),
                    dark_rim=_ramp(outline.sharpness_dark, DARK_RIM_LOW, DARK_RIM_HIGH))
+
+
+# A light piece's outline (Outline.fall: the sharpest fall outward along each
+# ray from its top, wherever on the ray its rim lies, so a piece set off
+# centre keeps it) is a step from ivory to wood that the lamps' light makes
+# on both; a veil adds to both and leaves it. Against the grid lines' depth below the square's wood (the
+# same light, the same lens blur, no veil estimate needed) it is about the
+# same for every light piece of one frame: a light "disc" whose outline is
+# weaker than OUTLINE_SHARE (none to all) of the median of the frame's plainly
+# seen light discs (seen and rimmed, OUTLINE_PLAIN, with no bright veil on
+# them, OUTLINE_VEIL) is the soft core of a veil, not a piece's rim. Judged
+# only with OUTLINE_REFERENCE such discs at least.
+OUTLINE_SHARE = (0.4, 0.6)
+OUTLINE_PLAIN = 0.9
+OUTLINE_VEIL = 0.35
+OUTLINE_REFERENCE = 3
+
+
+def outline_match(ev: DiscEvidence, fall: np.ndarray, depth: np.ndarray, veil_share: np.ndarray,
+                  wood_lum: np.ndarray, marked: np.ndarray) -> np.ndarray:
+    """Per square (0..1), whether its outline is as strong as the frame's plain light pieces' (1 when none to judge by).
+
+    `fall`: the sharpest fall of the rim in grey levels (Outline.fall); `depth`: the
+    grid lines' depth below the wood round the square, grey levels. Near white a light top
+    can rise only to white: the fall expected is at most the headroom to
+    white, and on wood near the clipping point it is not judged (NEAR_CLIPPING).
+    The marked squares (`marked`: another, darker fill under the piece, its
+    step against the lines another) neither judge nor are judged.
+    """
+    ratio = np.asarray(fall, np.float64) / np.maximum(np.asarray(depth, np.float64), MIN_STEP)
+    marked = np.asarray(marked, bool)
+    plain = (ev.light_seen >= OUTLINE_PLAIN) & (ev.light_rim >= OUTLINE_PLAIN) & (np.asarray(veil_share) < OUTLINE_VEIL)
+    plain &= ~marked
+    if int(plain.sum()) < OUTLINE_REFERENCE:
+        return np.ones(len(ratio))
+    wood = np.asarray(wood_lum, np.float64)
+    expected = np.minimum(float(np.median(ratio[plain])) * np.maximum(np.asarray(depth, np.float64), MIN_STEP),
+                          np.maximum(WHITE - wood, MIN_STEP))
+    weak = (1.0 - _ramp(np.asarray(fall, np.float64) / expected, *OUTLINE_SHARE)) * ~marked
+    return 1.0 - weak * (1.0 - _ramp(wood, *NEAR_CLIPPING))
+
+
+def with_outline(ev: DiscEvidence, match: np.ndarray) -> DiscEvidence:
+    """The evidence with a light rim counted only as far as its outline matches the frame's pieces (outline_match)."""
+    return replace(ev, light_rim=ev.light_rim * match)
 
 
 # On a marked square a light piece must stand above the plain wood round it
