@@ -65,6 +65,8 @@ class GridVisibility:
     wood: np.ndarray            # (n+1, n+1) the wood's brightness round each crossing
     covered: np.ndarray         # (n+1, n+1) bool: the line as bright as its wood (ratio test)
     faint: np.ndarray           # (n+1, n+1) bool: the line's depth within LINE_SNR noise sigmas
+    washed: np.ndarray | None = None   # (GridChecker.both) covered in both looks, faint only with the
+                                       # veil off, where the picture as taken is nearly white: not hidden
 
 
 class GridChecker:
@@ -180,15 +182,27 @@ class GridChecker:
         covered = a.covered & b.covered
         # where the picture as taken is nearly white, the camera squeezed the line's depth and
         # the veil taken off cannot give it back: there only the picture as taken says faint
-        faint = (a.faint & ~(b.wood > NEAR_WHITE)) | b.faint
+        near_white = b.wood > NEAR_WHITE
+        faint = (a.faint & ~near_white) | b.faint
         hidden = (covered & faint) | b.hidden
         wood = np.fmax(a.wood, b.wood)
         return GridVisibility(hidden=hidden, contrast=np.minimum(a.contrast, b.contrast),
                               largest_patch=self._largest(hidden, wood), wood=wood,
-                              covered=covered, faint=faint)
+                              covered=covered, faint=faint, washed=covered & a.faint & near_white & ~hidden)
 
     def occluded(self, vis: GridVisibility) -> bool:
         return vis.largest_patch >= self.min_patch
+
+
+def arm_crossing(vis: GridVisibility) -> bool:
+    """A crossing is gone that, with an off-colour region reaching in over the edge (arm_region),
+    makes an arm: one hidden, or one washed out at near white with the veil taken off.
+
+    The washed ones do not make a hand on their own (GridChecker.both: a veil's clipped rim
+    washes lines so too), but a pale hand's tip under a strong veil leaves only such a crossing
+    beside its off-colour squares (hard light, development seeds 14,007,029).
+    """
+    return vis.largest_patch >= 1 or (vis.washed is not None and bool(vis.washed.any()))
 
 
 def foreign_squares(wood_chroma: np.ndarray, marked: np.ndarray, size: int, limit: float = 0.2) -> np.ndarray:

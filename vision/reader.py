@@ -22,7 +22,7 @@ from vision.shape import (DARKER_THAN_WOOD, NOT_LIGHTER, DiscEvidence, Outline, 
                           lighter_than_plain, outline_match, pieces_need_a_rim, shape_agreement, shape_conflict,
                           shape_fallback, with_outline)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
-from vision.occlusion import FrameBandChecker, GridChecker, arm_region, foreign_squares
+from vision.occlusion import FrameBandChecker, GridChecker, arm_crossing, arm_region, foreign_squares
 from vision.position import SquareClass, marked_squares, pieces_from_classes
 from vision.rectify import rectified_frame, rectify
 
@@ -160,7 +160,7 @@ class BoardReader:
         # hidden grid crossings suffice; off-colour squares only as a region that
         # comes in over the board's edge (an arm), never stage light or a shadow alone
         foreign = foreign_squares(feats.wood_chroma, self.marked, self.size)
-        if grid.largest_patch >= 1 and arm_region(foreign, self.band.deviating(rect), self.size) >= ARM_SQUARES:
+        if arm_crossing(grid) and arm_region(foreign, self.band.deviating(rect), self.size) >= ARM_SQUARES:
             raise NotReadable("hand over board")
         if float(np.median(feats.wood_lum)) < DARK_WOOD_LEVEL:
             raise NotReadable("too dark")
