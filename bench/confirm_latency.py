@@ -77,7 +77,7 @@ def _off_board(hand: foreign_renderer.HandPose, width: float) -> bool:
 
 
 def one_trial(condition: str, scene_seed: int, board: Board, move, res: LatencyResult, config, stable_s: float) -> None:
-    from kiosk.board_watch import MAX_UNSURE_FRAMES
+    from kiosk.board_watch import LookAgain
     from vision.inference import Verdict, read_move
     from vision.localise import NotReadable, pose_lost
     from vision.reader import BoardReader
@@ -104,7 +104,7 @@ def one_trial(condition: str, scene_seed: int, board: Board, move, res: LatencyR
     t_leave = None
     last = "no frame"
     busy_until = 0.0
-    doubt = None            # (still since, pictures, time) when the fused reading was first in doubt
+    look_again = LookAgain(stable_s)
     k = 0
     while True:
         t = k / FPS
@@ -151,12 +151,10 @@ def one_trial(condition: str, scene_seed: int, board: Board, move, res: LatencyR
             return
         res.unsure_frames += 1
         last = inf.verdict.value
-        # the kiosk's look-again (kiosk/board_watch.py `ask_again`): MAX_UNSURE_FRAMES more pictures
-        # over another still time, then, if the reading names the moves it may be, it asks the visitor
+        # the kiosk's look-again (kiosk.board_watch.LookAgain), then, if the reading names the
+        # moves it may be, it asks the visitor
         if inf.verdict is Verdict.AMBIGUOUS:
-            if doubt is None or doubt[0] != still.since:
-                doubt = (still.since, still.frames, still.at)
-            if still.frames - doubt[1] >= MAX_UNSURE_FRAMES and still.at - doubt[2] >= stable_s and inf.candidates:
+            if look_again.spent(still) and inf.candidates:
                 res.asked += 1
                 res.asked_offered += int(any(c.move == move for c in inf.candidates))
                 res.ask_latencies.append(busy_until - (t_leave if t_leave is not None else t))

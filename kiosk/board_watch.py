@@ -34,6 +34,22 @@ MAX_UNSURE_FRAMES = 3
 MARKER_COVERED_S = 0.5
 
 
+class LookAgain:
+    """A still reading in doubt gets MAX_UNSURE_FRAMES more pictures over another still time
+    before it is acted on (a passing shadow goes; glare that stays does not). The one owner of
+    that rule: BoardWatch.ask_again, and bench/confirm_latency.py, which plays it."""
+
+    def __init__(self, stable_s: float) -> None:
+        self.stable_s = stable_s
+        self._start: tuple[float, int, float] | None = None   # (still since, pictures, time) when the doubt began
+
+    def spent(self, event: StableEvent) -> bool:
+        """True once `event`'s still run has had its more pictures and still time since its doubt began."""
+        if self._start is None or self._start[0] != event.since:
+            self._start = (event.since, event.frames, event.at)
+        return event.frames - self._start[1] >= MAX_UNSURE_FRAMES and event.at - self._start[2] >= self.stable_s
+
+
 class BoardWatch:
     """Feeds the camera's readings to vision's stability tracker and decides when a change may be acted on."""
 
@@ -46,7 +62,7 @@ class BoardWatch:
         self.last_sign_of_life = clock()
         self.reading: CameraReading | None = None      # the newest readable reading
         self._last_seq = -1
-        self._doubt: tuple[float, int, float] | None = None   # (still since, pictures, time) when the doubt began
+        self._look_again = LookAgain(stable_s)
         self._markers_lost_since: float | None = None         # camera time the pose was first lost, if lost now
 
     def update(self) -> None:
@@ -108,9 +124,7 @@ class BoardWatch:
         """The reading of `event` is in doubt: True while a fresh picture is worth waiting for (the
         camera is asked for one), False once MAX_UNSURE_FRAMES more pictures over another still
         time have not settled it (a passing shadow goes; glare that stays does not)."""
-        if self._doubt is None or self._doubt[0] != event.since:
-            self._doubt = (event.since, event.frames, event.at)
-        if event.frames - self._doubt[1] >= MAX_UNSURE_FRAMES and event.at - self._doubt[2] >= self.tracker.stable_s:
+        if self._look_again.spent(event):
             return False
         self.camera.refresh()
         return True

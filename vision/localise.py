@@ -393,8 +393,7 @@ class BoardLocaliser:
         turned = min(int((code != np.rot90(want, r)).sum()) for r in (1, 2, 3))
         if errors > MAX_BIT_ERRORS or turned <= errors + 2:
             return None
-        flat = np.array([[x, y], [x + side, y], [x + side, y + side], [x, y + side]], np.float32)
-        return cv2.perspectiveTransform(flat.reshape(-1, 1, 2), np.linalg.inv(M)).reshape(4, 2).astype(np.float64)
+        return _square_in_picture(M, x, y, side)
 
     def _fit_at(self, gray: np.ndarray, mid: int, quad: np.ndarray, known: int) -> np.ndarray | None:
         """Marker `mid` fitted as a whole picture about where the others put it, when nothing else finds it.
@@ -463,9 +462,7 @@ class BoardLocaliser:
         x, y = loc[0] + cell, loc[1] + cell
         size = template.shape[0]
         score = _correlation_level(patch[loc[1]:loc[1] + size, loc[0]:loc[0] + size], template)
-        flat = np.array([[x, y], [x + side, y], [x + side, y + side], [x, y + side]], np.float32)
-        corners = cv2.perspectiveTransform(flat.reshape(-1, 1, 2), np.linalg.inv(M)).reshape(4, 2).astype(np.float64)
-        return float(score), corners
+        return float(score), _square_in_picture(M, x, y, side)
 
     def _detect_near(self, gray: np.ndarray, previous: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
         """Markers looked for only around where they were in the last frame (the camera is mounted)."""
@@ -577,6 +574,12 @@ class BoardLocaliser:
             px_per_mm = math.sqrt(abs(np.linalg.det(G[:2, :2]))) / abs(G[2, 2]) if G[2, 2] else 1.0
             f = px_per_mm * self.distance_mm
         return np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]], np.float64)
+
+
+def _square_in_picture(M: np.ndarray, x: float, y: float, side: float) -> np.ndarray:
+    """The corners, in the picture, of the square at (x, y) with `side` in a patch warped by `M`."""
+    flat = np.array([[x, y], [x + side, y], [x + side, y + side], [x, y + side]], np.float32)
+    return cv2.perspectiveTransform(flat.reshape(-1, 1, 2), np.linalg.inv(M)).reshape(4, 2).astype(np.float64)
 
 
 def _correlation_level(window: np.ndarray, template: np.ndarray) -> float:

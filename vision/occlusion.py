@@ -65,8 +65,8 @@ class GridVisibility:
     wood: np.ndarray            # (n+1, n+1) the wood's brightness round each crossing
     covered: np.ndarray         # (n+1, n+1) bool: the line as bright as its wood (ratio test)
     faint: np.ndarray           # (n+1, n+1) bool: the line's depth within LINE_SNR noise sigmas
-    washed: np.ndarray | None = None   # (GridChecker.both) covered in both looks, faint only with the
-                                       # veil off, where the picture as taken is nearly white: not hidden
+    washed: np.ndarray          # (n+1, n+1) bool (GridChecker.both): covered in both looks, faint only with
+                                # the veil off, where the picture as taken is nearly white; not hidden
 
 
 class GridChecker:
@@ -136,7 +136,7 @@ class GridChecker:
         wood_grid = wood.reshape(self.n, self.n)
         return GridVisibility(hidden=grid, contrast=ratio.reshape(self.n, self.n),
                               largest_patch=self._largest(grid, wood_grid), wood=wood_grid,
-                              covered=covered, faint=faint)
+                              covered=covered, faint=faint, washed=np.zeros_like(grid))
 
     @staticmethod
     def _largest(grid: np.ndarray, wood: np.ndarray) -> int:
@@ -202,7 +202,7 @@ def arm_crossing(vis: GridVisibility) -> bool:
     washes lines so too), but a pale hand's tip under a strong veil leaves only such a crossing
     beside its off-colour squares (hard light, development seeds 14,007,029).
     """
-    return vis.largest_patch >= 1 or (vis.washed is not None and bool(vis.washed.any()))
+    return vis.largest_patch >= 1 or bool(vis.washed.any())
 
 
 def foreign_squares(wood_chroma: np.ndarray, marked: np.ndarray, size: int, limit: float = 0.2) -> np.ndarray:

@@ -171,7 +171,6 @@ class BoardReader:
         outline = self.outline.measure(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), feats.top_px)
         evidence = DiscEvidence.of(outline, feats.wood_lum, glare.share)
         # a light disc's outline must be as strong as the frame's plain light pieces' (vision/shape.outline_match)
-        assert outline.fall is not None
         evidence = with_outline(evidence, outline_match(evidence, outline.fall, feats.wood_lum - feats.line_lum,
                                                         glare.share, feats.wood_lum, self.marked))
         # a light piece needs its disc (on a marked square lighter than the plain

@@ -48,7 +48,7 @@ class Outline:
     sharpness_dark: np.ndarray  # (squares,) dark rim: median over rays of sharpest rise / whole rise
     lift: np.ndarray            # (squares,) inside minus outside brightness (median over rays), grey levels
     noise: float                # the frame's pixel scatter (robust sigma, grey levels)
-    fall: np.ndarray | None = None   # (squares,) the sharpest fall outward over EDGE_PX (median over rays), grey levels
+    fall: np.ndarray            # (squares,) the sharpest fall outward over EDGE_PX (median over rays), grey levels
 
 
 def pixel_noise(gray: np.ndarray) -> float:
