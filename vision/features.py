@@ -33,6 +33,9 @@ from calibration.config import PieceConfig
 from calibration.geometry import BoardGeometry
 from vision.rectify import RectifiedFrame
 
+# A wood patch with a channel above this (8 bit, +1 as gathered) is near the sensor's clipping: its
+# colour ratios say nothing of the wood (vision/occlusion.foreign_squares leaves it out).
+COLOUR_CLIPPED = 246.0
 FEATURE_NAMES = ("lum", "blue", "green", "ring", "edge", "gold", "texture", "contrast", "plain_lum")
 
 
@@ -60,9 +63,10 @@ class SquareFeatures:
     top_px: np.ndarray        # (squares, 2) rectified pixel where each top was sampled
     saturated: np.ndarray     # (squares,) bool: wood and top both blown out by glare
     line_lum: np.ndarray      # (squares,) grey level of the grid lines round the square
-    wood_chroma: np.ndarray   # (squares, 2) log(B/R), log(G/R) of the square's corner patches
+    wood_chroma: np.ndarray   # (squares, 2) log(B/R), log(G/R) of the square's corner patches, the glare veil taken off
     crown: np.ndarray | None = None   # (squares,) the gold feature against plain wood (marked squares too)
     plain_clear: np.ndarray | None = None   # (squares,) log(top / plain wood nearby) with the glare veil taken off
+    colour_unseen: np.ndarray | None = None  # (squares,) bool: a channel of the wood near clipping, its colour unknown
 
 
 class FeatureExtractor:
@@ -193,11 +197,23 @@ class FeatureExtractor:
             np.log(top_lum / plain),
         ], 1).astype(np.float64)
         saturated = (mid.min(1) > 246) & (top.min(1) > 246)      # every channel clipped: pure white
-        wood_chroma = np.stack([np.log(mid[:, 0] / mid[:, 2]), np.log(mid[:, 1] / mid[:, 2])], 1)
         # the crown's gold measured against plain wood: a marked square's stain
         # would otherwise make a king standing on it look less gold than he is
-        plain_blue = self._plain_reference(wood_chroma[:, 0])
-        crown = gold + np.where(self.marked, wood_chroma[:, 0] - plain_blue, 0.0)
+        taken_blue = np.log(mid[:, 0] / mid[:, 2])
+        plain_blue = self._plain_reference(taken_blue)
+        crown = gold + np.where(self.marked, taken_blue - plain_blue, 0.0)
+        # the wood's own colour: a veil adds white, which pulls every channel's
+        # ratio towards 1, so taken as seen a veil's patch looks off-colour like
+        # a sleeve; with the veil's grey level off the corner patches it is the
+        # wood's again. A channel near clipping has lost its ratio altogether.
+        wood = mid
+        if veil is not None:
+            v_corner = self._gather(veil, self.centres_px, self.corner_offsets) - 1.0
+            v_patch = v_corner.reshape(S, 4, self.patch_len).mean(2)
+            v_mid = np.take_along_axis(v_patch, order[:, 1:3], 1).mean(1)
+            wood = np.maximum(mid - v_mid[:, None], 1.0)
+        wood_chroma = np.stack([np.log(wood[:, 0] / wood[:, 2]), np.log(wood[:, 1] / wood[:, 2])], 1)
+        colour_unseen = mid.max(1) > COLOUR_CLIPPED
         # a veil over the plain wood round a square but not over its piece (or the
         # other way) would tilt the comparison with plain wood: take it off both
         plain_clear = values[:, FEATURE_NAMES.index("plain_lum")]
@@ -208,4 +224,5 @@ class FeatureExtractor:
             plain_clear = np.log(np.maximum(top_lum - v_top, 1.0) / self._plain_reference(wood_clear))
         return SquareFeatures(values=values, wood_lum=ref_lum - 1.0, top_px=tops, saturated=saturated,
                               line_lum=line_lum - 1.0,
-                              wood_chroma=wood_chroma, crown=crown, plain_clear=plain_clear)
+                              wood_chroma=wood_chroma, crown=crown, plain_clear=plain_clear,
+                              colour_unseen=colour_unseen)

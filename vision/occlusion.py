@@ -205,7 +205,8 @@ def arm_crossing(vis: GridVisibility) -> bool:
     return vis.largest_patch >= 1 or bool(vis.washed.any())
 
 
-def foreign_squares(wood_chroma: np.ndarray, marked: np.ndarray, size: int, limit: float = 0.2) -> np.ndarray:
+def foreign_squares(wood_chroma: np.ndarray, marked: np.ndarray, size: int, limit: float = 0.2,
+                    unseen: np.ndarray | None = None) -> np.ndarray:
     """Plain squares whose bare-wood corners are not the colour of the wood around them.
 
     A sleeve or a hand may leave the grid visible through gaps but rarely has
@@ -214,11 +215,18 @@ def foreign_squares(wood_chroma: np.ndarray, marked: np.ndarray, size: int, limi
     but smoothly, while an arm changes the colour from one square to the next.
     Marked squares are left out (their fill is another colour, and their
     corners take colour from their neighbours in the camera's chroma
-    subsampling). Returns a (size, size) bool grid.
+    subsampling), and so are `unseen` ones, whose wood is so near clipping
+    that its colour is lost (the core of a glare patch reads white, which is
+    no wood's colour: hard light, development seeds 10,006,017 and
+    14,014,017 were "hand over board" so). `wood_chroma` is the wood's own
+    colour, the veil of glare taken off (vision/features.py): a veil adds
+    white to the wood and no sleeve. Returns a (size, size) bool grid.
     """
-    plain = ~marked
+    plain = ~marked if unseen is None else ~marked & ~unseen
+    if not plain.any():
+        return np.zeros((size, size), bool)
     grid = wood_chroma.astype(np.float32).copy()
-    grid[marked] = np.median(wood_chroma[plain], 0)
+    grid[~plain] = np.median(wood_chroma[plain], 0)
     grid = grid.reshape(size, size, 2)
     local = np.stack([cv2.medianBlur(np.ascontiguousarray(grid[..., k]), 5) for k in range(2)], -1)
     out = (np.abs(grid - local) > limit).any(2)

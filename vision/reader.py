@@ -159,7 +159,7 @@ class BoardReader:
         feats = self.extractor.extract(rect, view.camera_center, glare.image if glare.any else None)
         # hidden grid crossings suffice; off-colour squares only as a region that
         # comes in over the board's edge (an arm), never stage light or a shadow alone
-        foreign = foreign_squares(feats.wood_chroma, self.marked, self.size)
+        foreign = foreign_squares(feats.wood_chroma, self.marked, self.size, unseen=feats.colour_unseen)
         if arm_crossing(grid) and arm_region(foreign, self.band.deviating(rect), self.size) >= ARM_SQUARES:
             raise NotReadable("hand over board")
         if float(np.median(feats.wood_lum)) < DARK_WOOD_LEVEL:
