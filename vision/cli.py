@@ -1,6 +1,6 @@
 """`tafl-vision`: read a board from an image, render one, watch the camera, benchmark.
 
-    tafl-vision read IMAGE [--board board-11|board-9] [--config FILE]
+    tafl-vision read IMAGE [--board board-11|board-9] [--config FILE]   (no --board: the board the grid shows)
     tafl-vision render --board B --position OTN --out FILE [--seed N] [--condition clean|museum|hard] [--hand]
     tafl-vision watch [--camera 0] [--board B] [--config FILE] [--frames N] [--snapshot PNG] [--no-window]
     tafl-vision bench [--frames N] [--condition museum ...]
@@ -38,13 +38,13 @@ def _board_size(config: Config, board: str) -> int:
 
 def cmd_read(args) -> int:
     from vision.localise import NotReadable
-    from vision.reader import BoardReader
+    from vision.reader import BoardReader, board_in_picture
     config = _config(args.config)
     image = cv2.imread(args.image, cv2.IMREAD_COLOR)
     if image is None:
         print(f"cannot read image {args.image}", file=sys.stderr)
         return EXIT_USAGE
-    reader = BoardReader(config, args.board or config.board)
+    reader = BoardReader(config, args.board or board_in_picture(config, image))
     try:
         reading = reader.read(image)
     except NotReadable as exc:

@@ -99,6 +99,32 @@ class Reading:
         return position_from_pieces(self.pieces, self.size)
 
 
+def board_in_picture(config: Config, image: np.ndarray) -> str:
+    """Which of the configured boards a picture shows, for a picture that comes without the name.
+
+    The boards' markers lie nearly alike (11 x 40 mm and 9 x 48 mm are within
+    2 % of each other), so the markers alone cannot tell them apart; the grid
+    lines can: through the pose the markers give, a board's own crossings fall
+    on its lines (their line-to-wood ratio well below 1), another board's
+    mostly on bare wood. Read as the wrong board, a 9 x 9 board's picture had
+    its "crossings" all on wood and was called "hand over board". The board
+    whose crossings are darkest against their wood wins; where no board's
+    markers are found, the configured board (whose reading then says why).
+    """
+    best, best_contrast = config.board, np.inf
+    for name in config.boards:
+        reader = BoardReader(config, name)
+        try:
+            _, rect = reader.locate(image, track=False)
+        except NotReadable:
+            continue
+        contrast = reader.grid.check(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)).contrast[1:-1, 1:-1]
+        median = float(np.median(contrast))
+        if median < best_contrast:
+            best, best_contrast = name, median
+    return best
+
+
 class BoardReader:
     """Reads a board from frames of the overhead camera."""
 
