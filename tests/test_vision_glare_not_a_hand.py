@@ -1,18 +1,14 @@
-"""Glare at the board's edge is not a hand, and an arm's tip lost in a clipped core is not read as a board.
+"""Glare at the board's edge is not an arm, and an arm's tip lost in a clipped core leaves nothing read surely.
 
 Hard light on the held-out renderer (bench/foreign_renderer.py), development
-seeds. Two ways a veil of glare made a hand-free board "hand over board":
-- its core reads white, and white is no wood's colour: joined to the frame
-  band round the board, which the same veil lifts, the core's squares made an
-  "arm coming in over the edge" (10,006,017 and 14,014,017). The arm check now
-  judges the wood's own colour with the veil taken off, and leaves out wood so
-  near clipping that its colour is lost (vision/occlusion.foreign_squares).
-- the veil measured over the grid lines dipped (a line is darker than its
-  wood), so taking it off lifted the lines beside a core into the wood and two
-  crossings the camera plainly saw went "hidden" (13,023,017). The veil is now
-  measured on the wood between the lines only (vision/glare.py).
-Nothing of a pale sleeve's tip that lies only inside a clipped core can be
-seen; such a frame is read, and nothing there is read surely.
+seeds. A veil's core reads white, and white is no wood's colour: joined to the
+frame band round the board, which the same veil lifts, the core's squares made
+an "arm coming in over the edge", and a hand-free board was "hand over board"
+(10,006,017, 13,057,017 and 14,014,017). The arm check now judges the wood's
+own colour with the veil taken off, and leaves out wood so near clipping that
+its colour is lost (vision/occlusion.foreign_squares). Nothing of a pale
+hand's tip that lies only inside a clipped core can be seen; such a frame is
+read, and nothing there is read surely.
 """
 from __future__ import annotations
 
@@ -54,18 +50,18 @@ def _wrong_and_sure(reading: Reading, sample: foreign_vision.Sample) -> list[int
     return [int(sq) for sq in np.nonzero((probs.argmax(1) != truth) & (probs.max(1) >= CONFIDENT))[0]]
 
 
-@pytest.mark.parametrize("seed0, k", [(10_000_000, 6), (13_000_000, 23), (14_000_000, 14)])
+@pytest.mark.parametrize("seed0, k", [(10_000_000, 6), (13_000_000, 57), (14_000_000, 14)])
 def test_a_hand_free_board_under_glare_is_read(seed0, k):
     image, sample = _frame(seed0, k)
     reading = BoardReader(Config(), sample.board).read(image)        # not NotReadable("hand over board")
     assert _wrong_and_sure(reading, sample) == []
 
 
-@pytest.mark.parametrize("seed0, k", [(14_000_000, 7), (70_000_000, 19)])
-def test_a_sleeve_tip_inside_a_clipped_core_leaves_nothing_read_surely(seed0, k):
-    """A pale hand (14,007,029) and a blue sleeve (70,019,029) reach in with their tips under a
-    veil's clipped core; outside it no crossing is gone and no square off-colour. What the camera
-    saw is read, and every square wrongly read is held back, so no move is taken from it."""
+@pytest.mark.parametrize("seed0, k", [(14_000_000, 7)])
+def test_a_hand_tip_inside_a_clipped_core_leaves_nothing_read_surely(seed0, k):
+    """A pale hand (14,007,029) reaches in with its tip under a veil's clipped core; outside it
+    no crossing is gone and no square off-colour. What the camera saw is read, and every square
+    wrongly read is held back, so no move is taken from it."""
     image, sample = _frame(seed0, k, arm=True)
     reading = BoardReader(Config(), sample.board).read(image)
     assert _wrong_and_sure(reading, sample) == []

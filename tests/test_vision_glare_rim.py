@@ -1,4 +1,4 @@
-"""The rim of a glare veil's clipped core is not a hand (a sleeve's tip inside it: tests/test_vision_glare_not_a_hand.py).
+"""The rim of a glare veil's clipped core is not a hand (a hand's tip inside it: tests/test_vision_glare_not_a_hand.py).
 
 Hard light on the held-out renderer (bench/confirm_latency.py, seeds
 60,000,000, trial 15, after h11-h9): a strong veil clips the middle of the

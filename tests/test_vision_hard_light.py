@@ -60,10 +60,10 @@ def _arm_frame(k: int, condition: str, seed0: int = PLY_SEED0) -> tuple[np.ndarr
     return foreign_renderer.render(sample.board, sample.position, seed=seed, condition=condition, hand=hand), sample.board
 
 
-@pytest.mark.parametrize("k", [0])
+@pytest.mark.parametrize("k", [0, 19])
 def test_a_real_arm_in_dim_light_is_still_refused(k):
-    """k 0: the dimmest of these frames (wood at ~76 grey levels). (k 19, a sleeve whose tip lies
-    inside a veil's clipped core: tests/test_vision_glare_not_a_hand.py.)"""
+    """k 0: the dimmest of these frames (wood at ~76 grey levels); k 19: a pale sleeve inside a veil,
+    two crossings hidden, one of them hidden only in the look with the veil taken off."""
     image, board = _arm_frame(k, "hard")
     with pytest.raises(NotReadable, match="hand over board"):
         BoardReader(Config(), board).read(image)

@@ -14,7 +14,7 @@ median over its bare wood, most of which no veil covers). `v` is the veil's
 strength there in grey levels. It is measured on a quarter-size picture
 (4 px, a tenth of a square: streaks of glare can be narrower than a square)
 only where bare wood can be (not on the piece discs a square could hold,
-nor on the darker marked squares, nor on the grid lines), smoothed there, and carried over the
+nor on the darker marked squares), smoothed there, and carried over the
 piece discs from the wood round them. The grid-line check for a hand
 (vision/occlusion.py) looks at the picture with the veil subtracted as well
 as at the picture as taken (a veil lifts a line to the wood's brightness).
@@ -92,15 +92,7 @@ class GlareEstimator:
         r = np.clip((ymm // p).astype(int), 0, n - 1)
         self.square_of = r * n + f                                  # (k, k) square index per shrunk pixel
         self.inside = inside
-        # the grid lines are left out of the measurement too: a shrunk pixel over a
-        # line is darker than the wood, so the veil measured there dips, and taken
-        # off it lifts the line towards its wood (a line the camera plainly saw went
-        # faint beside a veil's core and made a hand: hard light, development seeds
-        # 13,023,017); smoothing carries the veil over the lines from the wood beside
-        reach = geometry.spec.line_width_mm / 2 + STEP / frame.ppm
-        off_x, off_y = np.abs(xmm - np.round(xmm / p) * p), np.abs(ymm - np.round(ymm / p) * p)
-        on_line = (off_x < reach) | (off_y < reach)
-        self.board = inside & ~np.asarray(marked, bool)[self.square_of] & ~on_line
+        self.board = inside & ~np.asarray(marked, bool)[self.square_of]
         self.xmm, self.ymm = xmm, ymm
         self.centres = np.array([geometry.square_center(q) for q in range(n * n)], np.float64)
         self.radius = piece_radius_mm * DISC_RADII
