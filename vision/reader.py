@@ -221,6 +221,8 @@ class BoardReader:
             probs[blown] = no_surer_than(fallback[blown], np.full(int(blown.sum()), BLOWN_SURE))
         # the square the colour gave the king may have lost him to the doubt: then he is unseen
         probs = SquareClassifier.hidden_king(probs)
+        # ... and then the light piece with the yellowest top is the best guess for him (never a sure one)
+        probs = SquareClassifier.likeliest_king(probs, feats.crown)
         return Reading(probabilities=probs, features=feats, view=view, rectified=rect, size=self.size, glare=glare,
                        outline=outline)
 
