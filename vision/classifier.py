@@ -56,6 +56,8 @@ KING_DOUBT = 0.6                    # ... when it is only half as clear, or the 
 KING_HIDING = 0.25                  # light share of a square left out of the comparison that may hide the king
 KING_FOUND = 0.5                    # a square with this king's share is where the king stands
 KING_HIDDEN = 0.15                  # king's share of every light piece when no square holds him
+KING_GUESS_GAP = 0.1                # ... unless one light piece's top is this much yellower (log B/R) than the next
+KING_GUESS = 0.55                   # ... which then keeps this share of its light as the king's (a guess, held back)
 ADAPT_MIN_SQUARES = {int(SquareClass.EMPTY): 6, int(SquareClass.ATTACKER): 3, int(SquareClass.DEFENDER): 3,
                      EMPTY_MARKED: 3}   # model index -> sure squares needed to move it
 
@@ -274,6 +276,35 @@ class SquareClassifier:
         p = p.copy()
         p[:, k] = np.maximum(p[:, k], KING_HIDDEN * light)
         p[:, d] = light - p[:, k]
+        return p
+
+    @staticmethod
+    def likeliest_king(p: np.ndarray, crown: np.ndarray | None) -> np.ndarray:
+        """No square holds the king: the light piece with the yellowest top is the best guess for him.
+
+        WHY: the king is on the board, and he is the only light piece with a
+        gold crown. A veil adds white light, which pales the crown (so no
+        square passed the clear comparison of `_king_by_crown`) but cannot
+        make ivory gold; the light piece whose top is still the yellowest, by
+        KING_GUESS_GAP over the next, is likelier the king than a defender. It
+        gets KING_GUESS of its light share: the best guess, never a sure king
+        (the others keep KING_HIDDEN).
+        """
+        k, d = int(SquareClass.KING), int(SquareClass.DEFENDER)
+        light = p[:, d] + p[:, k]
+        idx = np.nonzero(light >= KING_FOUND)[0]
+        if crown is None or p[:, k].max() >= KING_FOUND or len(idx) < 2:
+            return p
+        gold = np.asarray(crown, np.float64)[idx]
+        order = np.argsort(gold)
+        if gold[order[1]] - gold[order[0]] < KING_GUESS_GAP:
+            return p
+        cand = idx[order[0]]
+        if KING_GUESS * light[cand] <= max(p[cand, int(SquareClass.EMPTY)], p[cand, int(SquareClass.ATTACKER)]):
+            return p                    # splitting his light would hand the square to another class
+        p = p.copy()
+        p[cand, k] = max(p[cand, k], KING_GUESS * light[cand])
+        p[cand, d] = light[cand] - p[cand, k]
         return p
 
     @staticmethod

@@ -19,7 +19,7 @@ from vision.classifier import SquareClassifier
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
 from vision.shape import (DARKER_THAN_WOOD, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, king_keep, light_keep,
-                          lighter_than_plain, outline_match, pieces_need_a_rim, shape_agreement, shape_conflict,
+                          light_step_short, lighter_than_plain, outline_match, pieces_need_a_rim, shape_agreement, shape_conflict,
                           shape_fallback, with_outline)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_crossing, arm_region, foreign_squares
@@ -228,14 +228,18 @@ class BoardReader:
         doubt = np.clip((glare.share - VEIL_SHARE) / VEIL_DOUBT_SPAN, 0.0, VEIL_DOUBT_MAX)
         doubt *= 1.0 - shape_agreement(probs, evidence, feats.wood_lum, feats.line_lum, outline.noise,
                                        feats.values[:, RING])
+        # a "light disc" standing far less above its wood than the frame's light pieces is none (a veil's core)
+        short = light_step_short(probs, evidence, outline, feats.wood_lum - feats.line_lum, feats.wood_lum,
+                                 glare.share, self.marked)
         conflict = np.maximum.reduce([shape_conflict(probs, outline, feats.wood_lum, glare.share), unlit, turned,
-                                      missed])
+                                      missed, short])
         doubt = np.maximum(doubt, SHAPE_CONFLICT_DOUBT * conflict)
         doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]
         # the doubt goes to what is known before looking and the disc's shape
         # (the best guess), never making a square surer than plain doubt would
         uniform = 1.0 / probs.shape[1]
-        fallback = shape_fallback(self.classifier.priors / self.classifier.priors.sum(), evidence)
+        fallback = shape_fallback(self.classifier.priors / self.classifier.priors.sum(),
+                                  with_outline(evidence, 1.0 - short))
         cap = ((1.0 - doubt) * probs + doubt * uniform).max(1)
         probs = no_surer_than((1.0 - doubt) * probs + doubt * fallback, cap)
         blown = feats.saturated
@@ -243,6 +247,8 @@ class BoardReader:
             probs[blown] = no_surer_than(fallback[blown], np.full(int(blown.sum()), BLOWN_SURE))
         # the square the colour gave the king may have lost him to the doubt: then he is unseen
         probs = SquareClassifier.hidden_king(probs)
+        # ... and then the light piece with the yellowest top is the best guess for him (never a sure one)
+        probs = SquareClassifier.likeliest_king(probs, feats.crown)
         return Reading(probabilities=probs, features=feats, view=view, rectified=rect, size=self.size, glare=glare,
                        outline=outline)
 

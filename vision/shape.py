@@ -380,3 +380,60 @@ def shape_fallback(prior: np.ndarray, ev: DiscEvidence) -> np.ndarray:
     out = np.asarray(prior, np.float64)[None, :] * odds
     out /= out.sum(1, keepdims=True)
     return (1.0 - FALLBACK_OPEN) * out + FALLBACK_OPEN / len(prior)
+
+
+# A light piece's top stands above its wood by the lamps' light on ivory minus
+# on wood, and its rim falls by as much; a veil adds light to both and leaves
+# the step. So against the lamps' light on that square the step is about the
+# same for every light piece of one frame, and the median of the frame's
+# plainly seen light discs (seen and rimmed, OUTLINE_PLAIN; OUTLINE_REFERENCE
+# at least) says how big it is here. The lamps' light is measured two ways,
+# each with its own weakness: the grid lines' depth below the wood beside the
+# square (the same lamps; a veil adds to line and wood alike, so every seen
+# piece is a reference, but a thin, blurred line is shallow and noisy), and
+# the wood's own brightness with the veil's share taken off (steady, but the
+# share is only an estimate: references without a bright veil, OUTLINE_VEIL).
+# A square whose top (Outline.lift) and rim (Outline.fall) both stand less
+# than STEP_SHORT (all to none) of that above the wood, by either measure, is
+# a veil's soft core or wood lit above its corners, not an ivory top. Near
+# white the step expected is at most the headroom to white; judged only where
+# the step expected would stand plainly out of the noise (SEEN_SNR).
+STEP_SHORT = (0.3, 0.5)
+
+
+def _step_shown(outline: Outline, light: np.ndarray, reference: np.ndarray, headroom: np.ndarray) -> np.ndarray:
+    """Per square, how much of a light piece's step (against `light`, the lamps' light there) its top or rim shows."""
+    if int(reference.sum()) < OUTLINE_REFERENCE:
+        return np.ones(len(light))
+    lift = np.minimum(float(np.median(outline.lift[reference] / light[reference])) * light, headroom)
+    fall = np.minimum(float(np.median(outline.fall[reference] / light[reference])) * light, headroom)
+    shown = np.maximum(outline.lift / np.maximum(lift, MIN_STEP), outline.fall / np.maximum(fall, MIN_STEP))
+    visible = _ramp(lift / max(outline.noise, 0.5), *SEEN_SNR)
+    return 1.0 - visible * (1.0 - _ramp(shown, *STEP_SHORT))
+
+
+def light_step_short(probs: np.ndarray, ev: DiscEvidence, outline: Outline, depth: np.ndarray,
+                     wood_lum: np.ndarray, veil_share: np.ndarray, marked: np.ndarray) -> np.ndarray:
+    """Per square (0..1), how plainly a defender the colour reads stands too little above its wood for a light piece.
+
+    WHY: under a veil the colour model reads wood as ivory, and a veil's core
+    lifts the middle of a square by a few grey levels: too little for
+    DiscEvidence to call it seen, too much to call it unseen, so the colour's
+    defender stood; or a soft core lifts it enough to pass as a disc with a
+    rim. How far a piece stands out here is known from the frame's own light
+    pieces (`depth`: the grid lines' depth below the wood, grey levels;
+    `veil_share`: the glare's share of the wood's light). The king is left out
+    (his gold crown may sit as dark as the wood), and so are the marked
+    squares (another fill under the piece, another step). The caller mixes
+    this much doubt in (towards `shape_fallback`, the disc's rim not counted).
+    """
+    wood = np.asarray(wood_lum, np.float64)
+    share = np.asarray(veil_share, np.float64)
+    marked = np.asarray(marked, bool)
+    plain = (ev.light_seen >= OUTLINE_PLAIN) & (ev.light_rim >= OUTLINE_PLAIN) & ~marked
+    headroom = np.maximum(WHITE - wood, MIN_STEP)
+    by_lines = _step_shown(outline, np.maximum(np.asarray(depth, np.float64), MIN_STEP), plain, headroom)
+    own = np.maximum(wood * (1.0 - np.clip(share, 0.0, 0.9)), 1.0)
+    by_wood = _step_shown(outline, own, plain & (share < OUTLINE_VEIL), headroom)
+    defender = probs.argmax(1) == int(SquareClass.DEFENDER)
+    return (1.0 - np.minimum(by_lines, by_wood)) * defender * ~marked
