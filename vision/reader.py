@@ -176,13 +176,13 @@ class BoardReader:
         # a light disc's outline must be as strong as the frame's plain light pieces' (vision/shape.outline_match)
         evidence = with_outline(evidence, outline_match(evidence, outline.fall, feats.wood_lum - feats.line_lum,
                                                         glare.share, feats.wood_lum, self.marked))
-        # what is left of a piece on wood clipped white: its shaded wall or shadow round the top
-        evidence = with_wall(evidence, outline, feats.wood_lum, glare.share)
         # a light piece needs its disc (on a marked square lighter than the plain
         # wood as well), the king his crown or that disc; the king is picked by
         # his crown only among squares that pass
         plain_ok = lighter_than_plain(feats.values[:, PLAIN_LUM] if feats.plain_clear is None else feats.plain_clear,
                                       self.marked)
+        # what is left of a piece on wood clipped white: its shaded wall or shadow round the top
+        evidence = with_wall(evidence, outline, feats.wood_lum, glare.share, plain_ok)
         keep_d = light_keep(evidence, outline.lift) * plain_ok
         keep_k = king_keep(keep_d, feats.crown, plain_ok)
         probs = self.classifier.probabilities(feats.values, self.marked, temper=temper, crown=feats.crown,

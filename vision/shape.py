@@ -247,7 +247,8 @@ def piece_wall(outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray) -
     return deep * _ramp(outline.wall / np.maximum(own, 1.0), *SEEN_REL_DARK)
 
 
-def with_wall(ev: DiscEvidence, outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray) -> DiscEvidence:
+def with_wall(ev: DiscEvidence, outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray,
+              plain_ok: np.ndarray | None = None) -> DiscEvidence:
     """The evidence with a piece's wall (piece_wall) counted as its disc seen with a rim.
 
     The wall says a piece stands there, its top the colour: a top no darker
@@ -256,11 +257,15 @@ def with_wall(ev: DiscEvidence, outline: Outline, wood_lum: np.ndarray, veil_sha
     darker than the wood is a dark piece's only near white (NEAR_CLIPPING),
     where a veil has lifted a dark top towards the clipped wood; elsewhere
     an attacker's top is far darker than its wood, and a king's gold crown
-    is a little darker. A disc already seen keeps its own evidence.
+    is a little darker. On a marked square the top must be lighter than the
+    plain wood as well (`plain_ok`, lighter_than_plain) to be a light
+    piece's: a top no lighter than the darker fill round it may be a dark
+    piece's under glare, and the reader holds that square back. A disc
+    already seen keeps its own evidence.
     """
     wall = piece_wall(outline, wood_lum, veil_share)
     dark = outline.lift < -NOT_LIGHTER
-    light = np.where(dark, 0.0, wall)
+    light = np.where(dark, 0.0, wall) * (1.0 if plain_ok is None else np.asarray(plain_ok, np.float64))
     dwall = np.where(dark, wall, 0.0) * _ramp(np.asarray(wood_lum, np.float64), *NEAR_CLIPPING)
     return replace(ev, light_seen=np.maximum(ev.light_seen, light), light_rim=np.maximum(ev.light_rim, light),
                    dark_seen=np.maximum(ev.dark_seen, dwall), dark_rim=np.maximum(ev.dark_rim, dwall))
