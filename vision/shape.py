@@ -96,6 +96,7 @@ class OutlineMeter:
         ang = np.linspace(0, 2 * np.pi, RAYS, endpoint=False)
         radii = np.arange(INNER * radius_px, OUTER * radius_px, 1.0)
         self.offsets = (np.stack([np.cos(ang), np.sin(ang)], 1)[:, None, :] * radii[None, :, None])  # (R, K, 2)
+        self.between = self.offsets[:, WALL_EDGE:-WALL_EDGE].astype(np.float32)                    # the wall's samples
         self.k = len(radii)
 
     def measure(self, gray: np.ndarray, tops: np.ndarray, wood_px: np.ndarray | None = None,
@@ -117,7 +118,9 @@ class OutlineMeter:
         ends = np.minimum(soft[..., :WALL_EDGE].mean(-1), soft[..., -WALL_EDGE:].mean(-1))
         between = soft[..., WALL_EDGE:-WALL_EDGE]
         if centres is not None and self.interior is not None:
-            off = np.abs(pts[..., WALL_EDGE:-WALL_EDGE, :] - np.asarray(centres)[:, None, None, :]).max(-1)
+            shift = (np.asarray(tops) - np.asarray(centres)).astype(np.float32)            # top off its centre
+            off = np.maximum(np.abs(shift[:, 0, None, None] + self.between[None, ..., 0]),
+                             np.abs(shift[:, 1, None, None] + self.between[None, ..., 1]))
             between = np.where(off < self.interior, between, np.inf)
         wall = np.percentile(np.maximum(ends - between.min(-1), 0.0), WALL_ARC, axis=1)
         if wood_px is None:
