@@ -111,6 +111,11 @@ class FeatureExtractor:
         self.centres_mm = np.array([geometry.square_center(sq) for sq in range(n * n)], np.float64)
         self.centres_px = frame.to_px(self.centres_mm)
 
+    def wood_pixels(self) -> np.ndarray:
+        """(squares, P, 2) rectified pixels (column, row) of each square's bare-wood corner patches."""
+        c = np.round(self.centres_px).astype(np.int32)
+        return c[:, None, :] + self.corner_offsets[None].astype(np.int32)
+
     def top_centres(self, camera_center: np.ndarray | None) -> np.ndarray:
         """Rectified pixel of each square's piece top (base centre raised by the piece height)."""
         if camera_center is None or camera_center[2] <= self.height * 2:

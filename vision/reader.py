@@ -19,8 +19,8 @@ from vision.classifier import SquareClassifier
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
 from vision.shape import (DARKER_THAN_WOOD, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, king_keep, light_keep,
-                          light_step_short, lighter_than_plain, outline_match, pieces_need_a_rim, shape_agreement, shape_conflict,
-                          shape_fallback, with_outline)
+                          light_step_short, lighter_than_plain, outline_match, pieces_need_a_rim, shape_agreement,
+                          shape_conflict, shape_fallback, with_outline, with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_crossing, arm_region, foreign_squares
 from vision.position import SquareClass, marked_squares, pieces_from_classes
@@ -143,7 +143,9 @@ class BoardReader:
         self.marked = np.zeros(self.size * self.size, bool)
         self.marked[list(marked_squares(self.size))] = True
         pc = self.config.pieces
-        self.outline = OutlineMeter(self.extractor.radius_mm * self.frame.ppm)
+        self.outline = OutlineMeter(self.extractor.radius_mm * self.frame.ppm,
+                                    (self.geometry.pitch - self.geometry.spec.line_width_mm) / 2 * self.frame.ppm)
+        self.wood_px = self.extractor.wood_pixels()
         self.glare = GlareEstimator(self.geometry, self.frame, self.marked,
                                     max(pc.attacker_diameter_mm, pc.defender_diameter_mm, pc.king_diameter_mm) / 2,
                                     pc.height_mm)
@@ -194,7 +196,8 @@ class BoardReader:
         # piece may differ from it only by a faint outline
         temper = 1.0 + np.maximum(0.0, feats.wood_lum - GLARE_WOOD_LEVEL) / GLARE_SCALE
         temper *= 1.0 + np.maximum(0.0, glare.share - VEIL_SHARE) * VEIL_SCALE
-        outline = self.outline.measure(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), feats.top_px)
+        outline = self.outline.measure(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), feats.top_px, self.wood_px,
+                                       self.extractor.centres_px)
         evidence = DiscEvidence.of(outline, feats.wood_lum, glare.share)
         # a light disc's outline must be as strong as the frame's plain light pieces' (vision/shape.outline_match)
         evidence = with_outline(evidence, outline_match(evidence, outline.fall, feats.wood_lum - feats.line_lum,
@@ -204,6 +207,8 @@ class BoardReader:
         # his crown only among squares that pass
         plain_ok = lighter_than_plain(feats.values[:, PLAIN_LUM] if feats.plain_clear is None else feats.plain_clear,
                                       self.marked)
+        # what is left of a piece on wood clipped white: its shaded wall or shadow round the top
+        evidence = with_wall(evidence, outline, feats.wood_lum, glare.share, plain_ok)
         keep_d = light_keep(evidence, outline.lift) * plain_ok
         keep_k = king_keep(keep_d, feats.crown, plain_ok)
         probs = self.classifier.probabilities(feats.values, self.marked, temper=temper, crown=feats.crown,

@@ -49,13 +49,36 @@ class Outline:
     lift: np.ndarray            # (squares,) inside minus outside brightness (median over rays), grey levels
     noise: float                # the frame's pixel scatter (robust sigma, grey levels)
     fall: np.ndarray            # (squares,) the sharpest fall outward over EDGE_PX (median over rays), grey levels
+    wall: np.ndarray | None = None        # (squares,) a dark arc round the disc's rim (piece_wall), grey levels
+    wood_noise: np.ndarray | None = None  # (squares,) the pixel scatter on the square's own bare wood
+
+
+def _fine_detail(gray: np.ndarray) -> np.ndarray:
+    """|picture - picture blurred by NOISE_SIGMA|: sensor noise, grain and JPEG, without the light's slopes."""
+    g = gray.astype(np.float32)
+    return np.abs(g - cv2.GaussianBlur(g, (0, 0), NOISE_SIGMA))
 
 
 def pixel_noise(gray: np.ndarray) -> float:
     """Robust sigma of the picture's fine detail (sensor noise, grain, JPEG), in grey levels."""
-    g = gray.astype(np.float32)
-    fine = g - cv2.GaussianBlur(g, (0, 0), NOISE_SIGMA)
-    return float(1.4826 * np.median(np.abs(fine[::NOISE_STRIDE, ::NOISE_STRIDE])))
+    return float(1.4826 * np.median(_fine_detail(gray)[::NOISE_STRIDE, ::NOISE_STRIDE]))
+
+
+# The shaded side wall of a piece (seen under tilt on the camera's side) and
+# its shadow on the wood (on the side away from the lamp) make a dark arc
+# round the top's rim, darker than both the top inside it and the wood outside
+# it. A veil of glare that clips wood and top to white leaves that arc where
+# wall or shadow stay below white, and a veil (its soft core a hill of light,
+# its edge a slope) never makes one. Measured on the picture blurred by
+# WALL_BLUR px (the arc is several pixels wide, the sensor's grain is not), per
+# ray as the smaller of the inside and outside levels minus the darkest level
+# between them, and over the rays at the WALL_ARC percentile: an arc, not a ring.
+WALL_BLUR = 1.0
+WALL_ARC = 85.0
+WALL_EDGE = 3          # samples at each end of a ray that are the top and the wood
+# The arc is sought only this far (px) inside the grid lines round the square
+# (their drawn half width and the picture's blur): a line is a dark band too.
+WALL_LINE_CLEAR = 5.0
 
 
 def _rim(steps: np.ndarray, whole: np.ndarray) -> np.ndarray:
@@ -67,13 +90,19 @@ def _rim(steps: np.ndarray, whole: np.ndarray) -> np.ndarray:
 class OutlineMeter:
     """Measures the rim of a possible piece on every square at once."""
 
-    def __init__(self, radius_px: float):
+    def __init__(self, radius_px: float, interior_px: float | None = None):
+        """`interior_px`: half the side of a square's area inside its grid lines, for `Outline.wall`."""
+        self.interior = None if interior_px is None else interior_px - WALL_LINE_CLEAR
         ang = np.linspace(0, 2 * np.pi, RAYS, endpoint=False)
         radii = np.arange(INNER * radius_px, OUTER * radius_px, 1.0)
         self.offsets = (np.stack([np.cos(ang), np.sin(ang)], 1)[:, None, :] * radii[None, :, None])  # (R, K, 2)
+        self.between = self.offsets[:, WALL_EDGE:-WALL_EDGE].astype(np.float32)                    # the wall's samples
         self.k = len(radii)
 
-    def measure(self, gray: np.ndarray, tops: np.ndarray) -> Outline:
+    def measure(self, gray: np.ndarray, tops: np.ndarray, wood_px: np.ndarray | None = None,
+                centres: np.ndarray | None = None) -> Outline:
+        """`wood_px`: (squares, P, 2) pixels (column, row) of each square's bare wood, for `Outline.wood_noise`;
+        `centres`: (squares, 2) the squares' centres, to keep `Outline.wall` off the grid lines."""
         n = gray.shape[0]
         pts = np.round(tops[:, None, None, :] + self.offsets[None]).astype(np.int32)     # (S, R, K, 2)
         cols = np.clip(pts[..., 0], 0, n - 1)
@@ -83,8 +112,26 @@ class OutlineMeter:
         outside = prof[..., -3:].mean(-1)
         whole = inside - outside                                                        # (S, R)
         steps = prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]                              # falls outward
+        fine = _fine_detail(gray)
+        noise = float(1.4826 * np.median(fine[::NOISE_STRIDE, ::NOISE_STRIDE]))
+        soft = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), WALL_BLUR)[rows, cols]  # (S, R, K)
+        ends = np.minimum(soft[..., :WALL_EDGE].mean(-1), soft[..., -WALL_EDGE:].mean(-1))
+        between = soft[..., WALL_EDGE:-WALL_EDGE]
+        if centres is not None and self.interior is not None:
+            shift = (np.asarray(tops) - np.asarray(centres)).astype(np.float32)            # top off its centre
+            off = np.maximum(np.abs(shift[:, 0, None, None] + self.between[None, ..., 0]),
+                             np.abs(shift[:, 1, None, None] + self.between[None, ..., 1]))
+            between = np.where(off < self.interior, between, np.inf)
+        wall = np.percentile(np.maximum(ends - between.min(-1), 0.0), WALL_ARC, axis=1)
+        if wood_px is None:
+            wood_noise = np.full(len(tops), noise)
+        else:
+            wc = np.clip(wood_px[..., 0], 0, n - 1)
+            wr = np.clip(wood_px[..., 1], 0, n - 1)
+            wood_noise = 1.4826 * np.median(fine[wr, wc], 1)
         return Outline(sharpness=_rim(steps, whole), sharpness_dark=_rim(-steps, -whole),
-                       lift=np.median(whole, 1), noise=pixel_noise(gray), fall=np.median(steps.max(-1), 1))
+                       lift=np.median(whole, 1), noise=noise, fall=np.median(steps.max(-1), 1),
+                       wall=wall, wood_noise=wood_noise)
 
 
 # A rim counts from a sharpness of RIM_LOW (none) to RIM_HIGH (all), light and dark.
@@ -171,6 +218,60 @@ OUTLINE_SHARE = (0.4, 0.6)
 OUTLINE_PLAIN = 0.9
 OUTLINE_VEIL = 0.35
 OUTLINE_REFERENCE = 3
+
+
+# A dark arc round the rim (Outline.wall) is a piece's when it is deeper than
+# WALL_STEP grey levels plus WALL_SNR sigmas of the square's own wood's pixel
+# scatter (none to all; near white the sensor has squeezed that scatter to
+# nothing, and a few grey levels are a real step) and, like a dark disc, a
+# real share of the wood's own light under the veil (SEEN_REL_DARK: the grain
+# of the wood makes dark streaks too, but faint ones).
+WALL_STEP = (3.0, 6.0)
+WALL_SNR = (2.0, 3.0)
+
+
+def piece_wall(outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray) -> np.ndarray:
+    """Per square (0..1), how plainly a piece's shaded side wall or shadow shows round its top's rim.
+
+    WHY: a veil that clips the wood white clips an ivory top with it, and
+    the colour and the disc's step then show nothing; the dark arc round
+    the rim is what is left of the piece (vision/reader.py). Empty wood has
+    no such arc: a veil adds light smoothly, a shadow's edge crosses the
+    square instead of curving round a disc. `veil_share`: the glare's share
+    of the wood's light (vision/glare.py).
+    """
+    if outline.wall is None:
+        return np.zeros(len(outline.lift))
+    sigma = np.full(len(outline.lift), outline.noise) if outline.wood_noise is None else outline.wood_noise
+    own = np.asarray(wood_lum, np.float64) * (1.0 - np.clip(veil_share, 0.0, 0.9))
+    lo = WALL_STEP[0] + WALL_SNR[0] * sigma
+    hi = WALL_STEP[1] + WALL_SNR[1] * sigma
+    deep = np.clip((outline.wall - lo) / (hi - lo), 0.0, 1.0)
+    return deep * _ramp(outline.wall / np.maximum(own, 1.0), *SEEN_REL_DARK)
+
+
+def with_wall(ev: DiscEvidence, outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray,
+              plain_ok: np.ndarray | None = None) -> DiscEvidence:
+    """The evidence with a piece's wall (piece_wall) counted as its disc seen with a rim.
+
+    The wall says a piece stands there, its top the colour: a top no darker
+    than the wood round it (within NOT_LIGHTER grey levels: an ivory top
+    clipped white with the wood) is a light piece's. A top only a little
+    darker than the wood is a dark piece's only near white (NEAR_CLIPPING),
+    where a veil has lifted a dark top towards the clipped wood; elsewhere
+    an attacker's top is far darker than its wood, and a king's gold crown
+    is a little darker. On a marked square the top must be lighter than the
+    plain wood as well (`plain_ok`, lighter_than_plain) to be a light
+    piece's: a top no lighter than the darker fill round it may be a dark
+    piece's under glare, and the reader holds that square back. A disc
+    already seen keeps its own evidence.
+    """
+    wall = piece_wall(outline, wood_lum, veil_share)
+    dark = outline.lift < -NOT_LIGHTER
+    light = np.where(dark, 0.0, wall) * (1.0 if plain_ok is None else np.asarray(plain_ok, np.float64))
+    dwall = np.where(dark, wall, 0.0) * _ramp(np.asarray(wood_lum, np.float64), *NEAR_CLIPPING)
+    return replace(ev, light_seen=np.maximum(ev.light_seen, light), light_rim=np.maximum(ev.light_rim, light),
+                   dark_seen=np.maximum(ev.dark_seen, dwall), dark_rim=np.maximum(ev.dark_rim, dwall))
 
 
 def outline_match(ev: DiscEvidence, fall: np.ndarray, depth: np.ndarray, veil_share: np.ndarray,
