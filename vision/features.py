@@ -138,10 +138,11 @@ class FeatureExtractor:
         return np.where(np.isfinite(out), out, ref_lum)
 
     def extract(self, rect_bgr: np.ndarray, camera_center: np.ndarray | None,
-                veil: np.ndarray | None = None) -> SquareFeatures:
-        """`veil`: the glare's grey level over the rectified picture (vision/glare.py), for `plain_clear`."""
+                veil: np.ndarray | None = None, gray: np.ndarray | None = None) -> SquareFeatures:
+        """`veil`: the glare's grey level over the rectified picture (vision/glare.py), for `plain_clear`;
+        `gray`: the picture in grey when the caller has converted it already."""
         img = rect_bgr
-        gray = cv2.cvtColor(rect_bgr, cv2.COLOR_BGR2GRAY)
+        gray = cv2.cvtColor(rect_bgr, cv2.COLOR_BGR2GRAY) if gray is None else gray
         gx = cv2.Sobel(gray, cv2.CV_16S, 1, 0, ksize=3)
         gy = cv2.Sobel(gray, cv2.CV_16S, 0, 1, ksize=3)
         grad = cv2.add(cv2.convertScaleAbs(gx), cv2.convertScaleAbs(gy))

@@ -54,8 +54,9 @@ class Outline:
 def pixel_noise(gray: np.ndarray) -> float:
     """Robust sigma of the picture's fine detail (sensor noise, grain, JPEG), in grey levels."""
     g = gray.astype(np.float32)
-    fine = g - cv2.GaussianBlur(g, (0, 0), NOISE_SIGMA)
-    return float(1.4826 * np.median(np.abs(fine[::NOISE_STRIDE, ::NOISE_STRIDE])))
+    every = (slice(None, None, NOISE_STRIDE),) * 2      # only the pixels the median takes are differenced
+    fine = g[every] - cv2.GaussianBlur(g, (0, 0), NOISE_SIGMA)[every]
+    return float(1.4826 * np.median(np.abs(fine)))
 
 
 def _rim(steps: np.ndarray, whole: np.ndarray) -> np.ndarray:
@@ -73,7 +74,8 @@ class OutlineMeter:
         self.offsets = (np.stack([np.cos(ang), np.sin(ang)], 1)[:, None, :] * radii[None, :, None])  # (R, K, 2)
         self.k = len(radii)
 
-    def measure(self, gray: np.ndarray, tops: np.ndarray) -> Outline:
+    def measure(self, gray: np.ndarray, tops: np.ndarray, noise: float | None = None) -> Outline:
+        """The rim round every square's top; `noise` is pixel_noise(gray) when the caller has it already."""
         n = gray.shape[0]
         pts = np.round(tops[:, None, None, :] + self.offsets[None]).astype(np.int32)     # (S, R, K, 2)
         cols = np.clip(pts[..., 0], 0, n - 1)
@@ -84,7 +86,8 @@ class OutlineMeter:
         whole = inside - outside                                                        # (S, R)
         steps = prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]                              # falls outward
         return Outline(sharpness=_rim(steps, whole), sharpness_dark=_rim(-steps, -whole),
-                       lift=np.median(whole, 1), noise=pixel_noise(gray), fall=np.median(steps.max(-1), 1))
+                       lift=np.median(whole, 1), noise=pixel_noise(gray) if noise is None else noise,
+                       fall=np.median(steps.max(-1), 1))
 
 
 # A rim counts from a sharpness of RIM_LOW (none) to RIM_HIGH (all), light and dark.
