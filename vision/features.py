@@ -32,6 +32,7 @@ import numpy as np
 from calibration.config import PieceConfig
 from calibration.geometry import BoardGeometry
 from vision.rectify import RectifiedFrame
+from vision.robust import nanmedian
 
 FEATURE_NAMES = ("lum", "blue", "green", "ring", "edge", "gold", "texture", "contrast", "plain_lum")
 
@@ -134,7 +135,7 @@ class FeatureExtractor:
         grid = grid.reshape(n, n)
         pad = np.pad(grid, 2, mode="edge")
         windows = np.stack([pad[i:i + n, j:j + n] for i in range(5) for j in range(5)], 0)
-        out = np.nanmedian(windows, 0).reshape(-1)
+        out = nanmedian(windows, 0).reshape(-1)
         return np.where(np.isfinite(out), out, ref_lum)
 
     def extract(self, rect_bgr: np.ndarray, camera_center: np.ndarray | None,

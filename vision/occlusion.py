@@ -42,6 +42,7 @@ import numpy as np
 
 from calibration.geometry import BoardGeometry
 from vision.rectify import RectifiedFrame
+from vision.robust import nanmedian
 from vision.shape import pixel_noise
 
 # A patch of hidden crossings whose wood is everywhere brighter than this
@@ -114,7 +115,7 @@ class GridChecker:
 
         lines = np.minimum.reduce([sample(a) for a in self.arm_bands])
         sides = 0.5 * (sample(self.arm_sides[0]) + sample(self.arm_sides[1]))
-        wood = _nanmedian_rows(sample(self.diag) * self.diag_weight)
+        wood = nanmedian(sample(self.diag) * self.diag_weight, 1)
         # a line is judged against two references of wood, and is gone when it
         # is gone against either: the wood off the crossing's diagonals, and the
         # wood just beside each line sample, SIDE_PITCH of a square either side.
@@ -304,16 +305,3 @@ class FrameBandChecker:
         dev = np.abs(feats - local)
         return (dev[:, :2] > self.chroma_limit).any(1) | (dev[:, 2] > self.lum_limit)
 
-
-def _nanmedian_rows(a: np.ndarray) -> np.ndarray:
-    """np.nanmedian(a, 1) for a few values a row, the same numbers without its slow path for small rows.
-
-    NaN sorts last; a row's median is its middle value, or the mean of its two
-    middle values, among the numbers it holds (NaN for a row of NaN only).
-    """
-    s = np.sort(a, 1)
-    k = np.isfinite(a).sum(1)
-    rows = np.arange(len(a))
-    low = s[rows, np.maximum((k - 1) // 2, 0)]
-    high = s[rows, np.maximum(k // 2, 0) - (k == 0)]
-    return np.where(k > 0, np.where(k % 2 == 1, low, (low + high) / 2), np.nan)
