@@ -32,6 +32,7 @@ import numpy as np
 from calibration.config import PieceConfig
 from calibration.geometry import BoardGeometry
 from vision.rectify import RectifiedFrame
+from vision.robust import nanmedian
 
 # A wood patch with a channel above this (8 bit, +1 as gathered) is near the sensor's clipping: its
 # colour ratios say nothing of the wood (vision/occlusion.foreign_squares leaves it out).
@@ -143,14 +144,15 @@ class FeatureExtractor:
         grid = grid.reshape(n, n)
         pad = np.pad(grid, 2, mode="edge")
         windows = np.stack([pad[i:i + n, j:j + n] for i in range(5) for j in range(5)], 0)
-        out = np.nanmedian(windows, 0).reshape(-1)
+        out = nanmedian(windows, 0).reshape(-1)
         return np.where(np.isfinite(out), out, ref_lum)
 
     def extract(self, rect_bgr: np.ndarray, camera_center: np.ndarray | None,
-                veil: np.ndarray | None = None) -> SquareFeatures:
-        """`veil`: the glare's grey level over the rectified picture (vision/glare.py), for `plain_clear`."""
+                veil: np.ndarray | None = None, gray: np.ndarray | None = None) -> SquareFeatures:
+        """`veil`: the glare's grey level over the rectified picture (vision/glare.py), for `plain_clear`;
+        `gray`: the picture in grey when the caller has converted it already."""
         img = rect_bgr
-        gray = cv2.cvtColor(rect_bgr, cv2.COLOR_BGR2GRAY)
+        gray = cv2.cvtColor(rect_bgr, cv2.COLOR_BGR2GRAY) if gray is None else gray
         gx = cv2.Sobel(gray, cv2.CV_16S, 1, 0, ksize=3)
         gy = cv2.Sobel(gray, cv2.CV_16S, 0, 1, ksize=3)
         grad = cv2.add(cv2.convertScaleAbs(gx), cv2.convertScaleAbs(gy))

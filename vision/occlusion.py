@@ -42,6 +42,7 @@ import numpy as np
 
 from calibration.geometry import BoardGeometry
 from vision.rectify import RectifiedFrame
+from vision.robust import nanmedian
 from vision.shape import pixel_noise
 
 # A patch of hidden crossings whose wood is everywhere brighter than this
@@ -102,7 +103,8 @@ class GridChecker:
         inside = (pts > 0).all(2) & (pts < geometry.width).all(2)
         self.diag_weight = np.where(inside, 1.0, np.nan)
 
-    def check(self, rect_gray: np.ndarray) -> GridVisibility:
+    def check(self, rect_gray: np.ndarray, noise: float | None = None) -> GridVisibility:
+        """Which grid crossings are hidden; `noise` is pixel_noise(rect_gray) when the caller has it already."""
         g: np.ndarray = rect_gray.astype(np.float32)
         g = cv2.blur(g, (3, 3))
         n = g.shape[0]
@@ -113,7 +115,7 @@ class GridChecker:
 
         lines = np.minimum.reduce([sample(a) for a in self.arm_bands])
         sides = 0.5 * (sample(self.arm_sides[0]) + sample(self.arm_sides[1]))
-        wood = np.nanmedian(sample(self.diag) * self.diag_weight, 1)
+        wood = nanmedian(sample(self.diag) * self.diag_weight, 1)
         # a line is judged against two references of wood, and is gone when it
         # is gone against either: the wood off the crossing's diagonals, and the
         # wood just beside each line sample, SIDE_PITCH of a square either side.
@@ -131,7 +133,8 @@ class GridChecker:
         # line: they are reported but do not count as covered
         covered[[0, -1], :] = False
         covered[:, [0, -1]] = False
-        faint = (depth <= LINE_SNR * max(pixel_noise(rect_gray), 0.5)).reshape(self.n, self.n)
+        noise = pixel_noise(rect_gray) if noise is None else noise
+        faint = (depth <= LINE_SNR * max(noise, 0.5)).reshape(self.n, self.n)
         grid = covered & faint
         wood_grid = wood.reshape(self.n, self.n)
         return GridVisibility(hidden=grid, contrast=ratio.reshape(self.n, self.n),
@@ -309,3 +312,4 @@ class FrameBandChecker:
         local = np.median(windows, 0)
         dev = np.abs(feats - local)
         return (dev[:, :2] > self.chroma_limit).any(1) | (dev[:, 2] > self.lum_limit)
+

@@ -19,8 +19,8 @@ from vision.classifier import SquareClassifier
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
 from vision.shape import (DARKER_THAN_WOOD, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, king_keep, light_keep,
-                          light_step_short, lighter_than_plain, outline_match, pieces_need_a_rim, shape_agreement,
-                          shape_conflict, shape_fallback, with_outline, with_wall)
+                          light_step_short, lighter_than_plain, outline_match, pieces_need_a_rim, pixel_noise,
+                          shape_agreement, shape_conflict, shape_fallback, with_outline, with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_crossing, arm_region, foreign_squares
 from vision.position import SquareClass, marked_squares, pieces_from_classes
@@ -178,13 +178,17 @@ class BoardReader:
         view, rect = self.locate(image, track=track)
         glare = self.glare.estimate(rect, view.camera_center)
         clear = self.glare.remove(rect, glare)
-        grid = self.grid.check(cv2.cvtColor(clear, cv2.COLOR_BGR2GRAY))
+        # the picture as taken in grey and its pixel noise, once: the hand check and the outline both use them
+        rect_gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
+        rect_noise = pixel_noise(rect_gray)
+        grid = self.grid.check(cv2.cvtColor(clear, cv2.COLOR_BGR2GRAY)) if glare.any \
+            else self.grid.check(rect_gray, rect_noise)
         if glare.any and grid.largest_patch:
             # a crossing is hidden only when it is hidden with the veil and without it
-            grid = self.grid.both(grid, self.grid.check(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)))
+            grid = self.grid.both(grid, self.grid.check(rect_gray, rect_noise))
         if self.grid.occluded(grid):
             raise NotReadable("hand over board")
-        feats = self.extractor.extract(rect, view.camera_center, glare.image if glare.any else None)
+        feats = self.extractor.extract(rect, view.camera_center, glare.image if glare.any else None, rect_gray)
         # hidden grid crossings suffice; off-colour squares only as a region that
         # comes in over the board's edge (an arm), never stage light or a shadow alone
         foreign = foreign_squares(feats.wood_chroma, self.marked, self.size, unseen=feats.colour_unseen)
@@ -196,8 +200,8 @@ class BoardReader:
         # piece may differ from it only by a faint outline
         temper = 1.0 + np.maximum(0.0, feats.wood_lum - GLARE_WOOD_LEVEL) / GLARE_SCALE
         temper *= 1.0 + np.maximum(0.0, glare.share - VEIL_SHARE) * VEIL_SCALE
-        outline = self.outline.measure(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), feats.top_px, self.wood_px,
-                                       self.extractor.centres_px)
+        outline = self.outline.measure(rect_gray, feats.top_px, self.wood_px, self.extractor.centres_px,
+                                       noise=rect_noise)
         evidence = DiscEvidence.of(outline, feats.wood_lum, glare.share)
         # a light disc's outline must be as strong as the frame's plain light pieces' (vision/shape.outline_match)
         evidence = with_outline(evidence, outline_match(evidence, outline.fall, feats.wood_lum - feats.line_lum,

@@ -61,7 +61,10 @@ def _fine_detail(gray: np.ndarray) -> np.ndarray:
 
 def pixel_noise(gray: np.ndarray) -> float:
     """Robust sigma of the picture's fine detail (sensor noise, grain, JPEG), in grey levels."""
-    return float(1.4826 * np.median(_fine_detail(gray)[::NOISE_STRIDE, ::NOISE_STRIDE]))
+    g = gray.astype(np.float32)
+    every = (slice(None, None, NOISE_STRIDE),) * 2      # only the pixels the median takes are differenced
+    fine = g[every] - cv2.GaussianBlur(g, (0, 0), NOISE_SIGMA)[every]
+    return float(1.4826 * np.median(np.abs(fine)))
 
 
 # The shaded side wall of a piece (seen under tilt on the camera's side) and
@@ -100,9 +103,10 @@ class OutlineMeter:
         self.k = len(radii)
 
     def measure(self, gray: np.ndarray, tops: np.ndarray, wood_px: np.ndarray | None = None,
-                centres: np.ndarray | None = None) -> Outline:
+                centres: np.ndarray | None = None, noise: float | None = None) -> Outline:
         """`wood_px`: (squares, P, 2) pixels (column, row) of each square's bare wood, for `Outline.wood_noise`;
-        `centres`: (squares, 2) the squares' centres, to keep `Outline.wall` off the grid lines."""
+        `centres`: (squares, 2) the squares' centres, to keep `Outline.wall` off the grid lines; `noise`:
+        pixel_noise(gray) when the caller has it already."""
         n = gray.shape[0]
         pts = np.round(tops[:, None, None, :] + self.offsets[None]).astype(np.int32)     # (S, R, K, 2)
         cols = np.clip(pts[..., 0], 0, n - 1)
@@ -112,8 +116,8 @@ class OutlineMeter:
         outside = prof[..., -3:].mean(-1)
         whole = inside - outside                                                        # (S, R)
         steps = prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]                              # falls outward
-        fine = _fine_detail(gray)
-        noise = float(1.4826 * np.median(fine[::NOISE_STRIDE, ::NOISE_STRIDE]))
+        if noise is None:
+            noise = pixel_noise(gray)
         soft = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), WALL_BLUR)[rows, cols]  # (S, R, K)
         ends = np.minimum(soft[..., :WALL_EDGE].mean(-1), soft[..., -WALL_EDGE:].mean(-1))
         between = soft[..., WALL_EDGE:-WALL_EDGE]
@@ -128,7 +132,7 @@ class OutlineMeter:
         else:
             wc = np.clip(wood_px[..., 0], 0, n - 1)
             wr = np.clip(wood_px[..., 1], 0, n - 1)
-            wood_noise = 1.4826 * np.median(fine[wr, wc], 1)
+            wood_noise = 1.4826 * np.median(_fine_detail(gray)[wr, wc], 1)
         return Outline(sharpness=_rim(steps, whole), sharpness_dark=_rim(-steps, -whole),
                        lift=np.median(whole, 1), noise=noise, fall=np.median(steps.max(-1), 1),
                        wall=wall, wood_noise=wood_noise)
