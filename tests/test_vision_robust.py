@@ -68,7 +68,7 @@ def test_noise_handed_over_changes_nothing(hard_frame: tuple[BoardReader, np.nda
     noise = pixel_noise(gray)
     own, given = reader.grid.check(gray), reader.grid.check(gray, noise)
     assert np.array_equal(own.hidden, given.hidden) and np.array_equal(own.contrast, given.contrast)
-    a, b = reader.outline.measure(gray, tops), reader.outline.measure(gray, tops, noise)
+    a, b = reader.outline.measure(gray, tops), reader.outline.measure(gray, tops, noise=noise)
     assert a.noise == b.noise and np.array_equal(a.fall, b.fall) and np.array_equal(a.lift, b.lift)
     plain = reader.extractor.extract(rect, None)
     handed = reader.extractor.extract(rect, None, gray=gray)
