@@ -65,9 +65,9 @@ class SquareFeatures:
     saturated: np.ndarray     # (squares,) bool: wood and top both blown out by glare
     line_lum: np.ndarray      # (squares,) grey level of the grid lines round the square
     wood_chroma: np.ndarray   # (squares, 2) log(B/R), log(G/R) of the square's corner patches, the glare veil taken off
+    colour_unseen: np.ndarray  # (squares,) bool: a channel of the wood near clipping, its colour unknown
     crown: np.ndarray | None = None   # (squares,) the gold feature against plain wood (marked squares too)
     plain_clear: np.ndarray | None = None   # (squares,) log(top / plain wood nearby) with the glare veil taken off
-    colour_unseen: np.ndarray | None = None  # (squares,) bool: a channel of the wood near clipping, its colour unknown
 
 
 class FeatureExtractor:

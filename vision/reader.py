@@ -19,8 +19,9 @@ from vision.classifier import SquareClassifier
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
 from vision.shape import (DARKER_THAN_WOOD, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, king_keep, light_keep,
-                          light_step_short, lighter_than_plain, outline_match, pieces_need_a_rim, pixel_noise,
-                          shape_agreement, shape_conflict, shape_fallback, with_outline, with_wall)
+                          light_step_short, lighter_than_plain, outline_match, pieces_need_a_rim,
+                          fine_detail, noise_of, shape_agreement, shape_conflict, shape_fallback, with_outline,
+                          with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_crossing, arm_region, foreign_squares
 from vision.position import SquareClass, marked_squares, pieces_from_classes
@@ -180,7 +181,8 @@ class BoardReader:
         clear = self.glare.remove(rect, glare)
         # the picture as taken in grey and its pixel noise, once: the hand check and the outline both use them
         rect_gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
-        rect_noise = pixel_noise(rect_gray)
+        rect_fine = fine_detail(rect_gray)          # one blur for the frame's noise and each square's wood's
+        rect_noise = noise_of(rect_fine)
         grid = self.grid.check(cv2.cvtColor(clear, cv2.COLOR_BGR2GRAY)) if glare.any \
             else self.grid.check(rect_gray, rect_noise)
         if glare.any and grid.largest_patch:
@@ -201,7 +203,7 @@ class BoardReader:
         temper = 1.0 + np.maximum(0.0, feats.wood_lum - GLARE_WOOD_LEVEL) / GLARE_SCALE
         temper *= 1.0 + np.maximum(0.0, glare.share - VEIL_SHARE) * VEIL_SCALE
         outline = self.outline.measure(rect_gray, feats.top_px, self.wood_px, self.extractor.centres_px,
-                                       noise=rect_noise)
+                                       noise=rect_noise, fine=rect_fine)
         evidence = DiscEvidence.of(outline, feats.wood_lum, glare.share)
         # a light disc's outline must be as strong as the frame's plain light pieces' (vision/shape.outline_match)
         evidence = with_outline(evidence, outline_match(evidence, outline.fall, feats.wood_lum - feats.line_lum,

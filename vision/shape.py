@@ -53,10 +53,15 @@ class Outline:
     wood_noise: np.ndarray | None = None  # (squares,) the pixel scatter on the square's own bare wood
 
 
-def _fine_detail(gray: np.ndarray) -> np.ndarray:
+def fine_detail(gray: np.ndarray) -> np.ndarray:
     """|picture - picture blurred by NOISE_SIGMA|: sensor noise, grain and JPEG, without the light's slopes."""
     g = gray.astype(np.float32)
     return np.abs(g - cv2.GaussianBlur(g, (0, 0), NOISE_SIGMA))
+
+
+def noise_of(fine: np.ndarray) -> float:
+    """pixel_noise from a fine_detail the caller has already: one blur of the picture serves both."""
+    return float(1.4826 * np.median(fine[::NOISE_STRIDE, ::NOISE_STRIDE]))
 
 
 def pixel_noise(gray: np.ndarray) -> float:
@@ -103,10 +108,11 @@ class OutlineMeter:
         self.k = len(radii)
 
     def measure(self, gray: np.ndarray, tops: np.ndarray, wood_px: np.ndarray | None = None,
-                centres: np.ndarray | None = None, noise: float | None = None) -> Outline:
+                centres: np.ndarray | None = None, noise: float | None = None,
+                fine: np.ndarray | None = None) -> Outline:
         """`wood_px`: (squares, P, 2) pixels (column, row) of each square's bare wood, for `Outline.wood_noise`;
         `centres`: (squares, 2) the squares' centres, to keep `Outline.wall` off the grid lines; `noise`:
-        pixel_noise(gray) when the caller has it already."""
+        pixel_noise(gray), and `fine`: fine_detail(gray), when the caller has them already."""
         n = gray.shape[0]
         pts = np.round(tops[:, None, None, :] + self.offsets[None]).astype(np.int32)     # (S, R, K, 2)
         cols = np.clip(pts[..., 0], 0, n - 1)
@@ -117,7 +123,7 @@ class OutlineMeter:
         whole = inside - outside                                                        # (S, R)
         steps = prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]                              # falls outward
         if noise is None:
-            noise = pixel_noise(gray)
+            noise = pixel_noise(gray) if fine is None else noise_of(fine)
         soft = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), WALL_BLUR)[rows, cols]  # (S, R, K)
         ends = np.minimum(soft[..., :WALL_EDGE].mean(-1), soft[..., -WALL_EDGE:].mean(-1))
         between = soft[..., WALL_EDGE:-WALL_EDGE]
@@ -132,7 +138,7 @@ class OutlineMeter:
         else:
             wc = np.clip(wood_px[..., 0], 0, n - 1)
             wr = np.clip(wood_px[..., 1], 0, n - 1)
-            wood_noise = 1.4826 * np.median(_fine_detail(gray)[wr, wc], 1)
+            wood_noise = 1.4826 * np.median((fine_detail(gray) if fine is None else fine)[wr, wc], 1)
         return Outline(sharpness=_rim(steps, whole), sharpness_dark=_rim(-steps, -whole),
                        lift=np.median(whole, 1), noise=noise, fall=np.median(steps.max(-1), 1),
                        wall=wall, wood_noise=wood_noise)
