@@ -49,8 +49,8 @@ class Outline:
     lift: np.ndarray            # (squares,) inside minus outside brightness (median over rays), grey levels
     noise: float                # the frame's pixel scatter (robust sigma, grey levels)
     fall: np.ndarray            # (squares,) the sharpest fall outward over EDGE_PX (median over rays), grey levels
-    wall: np.ndarray | None = None        # (squares,) a dark arc round the disc's rim (piece_wall), grey levels
-    wood_noise: np.ndarray | None = None  # (squares,) the pixel scatter on the square's own bare wood
+    wall: np.ndarray            # (squares,) a dark arc round the disc's rim (piece_wall), grey levels
+    wood_noise: np.ndarray      # (squares,) the pixel scatter on the square's own bare wood
 
 
 def fine_detail(gray: np.ndarray) -> np.ndarray:
@@ -250,9 +250,7 @@ def piece_wall(outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray) -
     square instead of curving round a disc. `veil_share`: the glare's share
     of the wood's light (vision/glare.py).
     """
-    if outline.wall is None:
-        return np.zeros(len(outline.lift))
-    sigma = np.full(len(outline.lift), outline.noise) if outline.wood_noise is None else outline.wood_noise
+    sigma = outline.wood_noise
     own = np.asarray(wood_lum, np.float64) * (1.0 - np.clip(veil_share, 0.0, 0.9))
     lo = WALL_STEP[0] + WALL_SNR[0] * sigma
     hi = WALL_STEP[1] + WALL_SNR[1] * sigma
