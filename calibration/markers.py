@@ -34,6 +34,14 @@ BIT_IGNORED_MARGIN = 0.3
 # where the others put it, which the wider correction alone does not ensure.
 SOFT_WINDOWS = (7, 43, 6)
 SOFT_ERROR_CORRECTION = 1.0
+# The near search (vision/localise.py, a crop round each marker's last place,
+# three marker widths across): OpenCV's smallest candidate outline is 3 % of
+# the picture's larger side, which on such a crop is 3 px, so wood grain and
+# piece edges give dozens of candidates that each get their bits read (up to
+# 9 ms a crop in glare). The marker itself spans about 4/3 of the crop's side
+# in perimeter; asking for half the side rejects only outlines under 3/8 of
+# the marker's last size and leaves the reading unchanged.
+NEAR_MIN_PERIMETER_RATE = 0.5
 
 
 def dictionary(name: str):
@@ -54,15 +62,21 @@ def detector_parameters(window_min: int, window_max: int, window_step: int = 10)
     return params
 
 
-def marker_detector(dictionary_name: str, quick: bool = False, soft: bool = False) -> "cv2.aruco.ArucoDetector":
+def marker_detector(dictionary_name: str, quick: bool = False, soft: bool = False,
+                    near: bool = False) -> "cv2.aruco.ArucoDetector":
     """The board's marker detector: the full three-window search, or with `quick` the one-window one.
 
     `soft` is the search for a marker the others missed in a dim, soft frame
     (SOFT_WINDOWS, full error correction); its finds need checking in place.
+    `near` is the quick search on a crop round a marker's last place, which
+    ignores outlines much smaller than that marker (NEAR_MIN_PERIMETER_RATE).
     """
     if soft:
         params = detector_parameters(*SOFT_WINDOWS)
         params.errorCorrectionRate = SOFT_ERROR_CORRECTION
         return cv2.aruco.ArucoDetector(dictionary(dictionary_name), params)
-    windows = (QUICK_THRESHOLD_WINDOW, QUICK_THRESHOLD_WINDOW, 10) if quick else FULL_WINDOWS
-    return cv2.aruco.ArucoDetector(dictionary(dictionary_name), detector_parameters(*windows))
+    windows = (QUICK_THRESHOLD_WINDOW, QUICK_THRESHOLD_WINDOW, 10) if quick or near else FULL_WINDOWS
+    params = detector_parameters(*windows)
+    if near:
+        params.minMarkerPerimeterRate = NEAR_MIN_PERIMETER_RATE
+    return cv2.aruco.ArucoDetector(dictionary(dictionary_name), params)

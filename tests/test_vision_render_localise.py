@@ -71,6 +71,43 @@ def test_tracking_finds_the_same_pose():
     assert np.allclose(cold.H / cold.H[2, 2], warm.H / warm.H[2, 2], atol=1e-3)
 
 
+@pytest.mark.parametrize("condition,seed", [("museum", 8), ("hard", 9)])
+def test_the_near_search_finds_all_four_where_the_whole_frame_does(condition, seed):
+    """The tracked path's crops find every marker, at the corners the whole-frame search gives.
+
+    Otherwise each tracked frame would quietly pay for the whole-frame search.
+    """
+    frame = render_frame({}, "board-11", seed=seed, condition=condition)
+    loc = _localiser()
+    gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+    loc.locate(gray, track=False)
+    whole = loc._previous["quads"]
+    near = loc._detect_near(gray, whole)
+    assert sorted(near) == sorted(whole)
+    for mid in whole:
+        assert np.abs(near[mid] - whole[mid]).max() < 0.5
+
+
+def test_the_near_search_ignores_outlines_far_smaller_than_the_marker():
+    """Round a marker's last place, a marker a quarter its size is grain, not the marker.
+
+    The near detector's smallest outline (NEAR_MIN_PERIMETER_RATE) is what
+    keeps wood grain and piece edges from each being decoded; the quick
+    detector on the same crop still finds the small one.
+    """
+    cfg = Config()
+    loc = _localiser()
+    side = 36
+    crop = np.full((3 * side, 3 * side), 200, np.uint8)
+    small = cv2.aruco.generateImageMarker(loc._dictionary, cfg.markers.ids[0], side // 4)
+    crop[side:side + small.shape[0], side:side + small.shape[1]] = small
+    assert cfg.markers.ids[0] in loc.detect(crop, quick=True)
+    assert loc.detect(crop, near=True) == {}
+    big = cv2.aruco.generateImageMarker(loc._dictionary, cfg.markers.ids[0], side)
+    crop[side:2 * side, side:2 * side] = big
+    assert cfg.markers.ids[0] in loc.detect(crop, near=True)
+
+
 def test_calibrated_lens_is_undistorted():
     """With the camera's intrinsics and distortion in the config, the pose is exact and the board still reads."""
     from vision.reader import BoardReader

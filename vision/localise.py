@@ -96,6 +96,8 @@ class BoardLocaliser:
         self.detector = markers_module.marker_detector(markers.dictionary)
         # one threshold window instead of three first; the full search only when it misses a marker
         self.quick_detector = markers_module.marker_detector(markers.dictionary, quick=True)
+        # the quick search on a crop round a marker's last place (`_detect_near`)
+        self.near_detector = markers_module.marker_detector(markers.dictionary, near=True)
         # the last resort for a marker the others missed in dim, soft light (`_search_soft`)
         self.soft_detector = markers_module.marker_detector(markers.dictionary, soft=True)
         self.K = np.array(camera.camera_matrix, np.float64) if camera.camera_matrix else None
@@ -112,13 +114,16 @@ class BoardLocaliser:
     def calibrated(self) -> bool:
         return self.K is not None
 
-    def detect(self, gray: np.ndarray, quick: bool = False, soft: bool = False) -> dict[int, np.ndarray]:
+    def detect(self, gray: np.ndarray, quick: bool = False, soft: bool = False,
+               near: bool = False) -> dict[int, np.ndarray]:
         """Marker id -> its 4 corners (pixels, ArUco order) for the board's ids.
 
         `quick` thresholds the picture at one window size only, `soft` reads
-        the bits with the dictionary's whole error correction (calibration/markers.py).
+        the bits with the dictionary's whole error correction, `near` is the
+        quick search on a crop round one marker (calibration/markers.py).
         """
-        detector = self.soft_detector if soft else self.quick_detector if quick else self.detector
+        detector = (self.soft_detector if soft else self.near_detector if near
+                    else self.quick_detector if quick else self.detector)
         corners, ids, _ = detector.detectMarkers(gray)
         found: dict[int, np.ndarray] = {}
         if ids is None:
@@ -475,7 +480,7 @@ class BoardLocaliser:
             x1, y1 = min(x1, w), min(y1, h)
             if x1 - x0 < 8 or y1 - y0 < 8:
                 continue
-            more = self.detect(gray[y0:y1, x0:x1], quick=True)
+            more = self.detect(gray[y0:y1, x0:x1], near=True)
             if mid in more:
                 found[mid] = more[mid] + np.array([x0, y0], np.float64)
         return found
