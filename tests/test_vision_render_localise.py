@@ -108,6 +108,64 @@ def test_the_near_search_ignores_outlines_far_smaller_than_the_marker():
     assert cfg.markers.ids[0] in loc.detect(crop, near=True)
 
 
+def _whole_frame_searches(loc, shape):
+    """Count the localiser's detector runs over the whole picture (not a crop)."""
+    calls = []
+    detect = loc.detect
+
+    def spy(gray, **kw):
+        calls.append(gray.shape == shape)
+        return detect(gray, **kw)
+    loc.detect = spy
+    return calls
+
+
+@pytest.mark.parametrize("seed", [15, 27, 39])
+def test_a_marker_the_near_search_misses_is_found_at_its_last_place(seed):
+    """Dim, soft frames where the quick crop search misses one or two markers every time.
+
+    Tracked, they are found round their last places: the same pose as the
+    whole-frame search, without running it.
+    """
+    frame = render_frame({}, "board-11", seed=seed, condition="hard")
+    loc = _localiser()
+    gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+    cold = loc.locate(gray, track=False)
+    assert len(loc._detect_near(gray, loc._previous["quads"])) < 4       # the case this is about
+    calls = _whole_frame_searches(loc, gray.shape)
+    warm = loc.locate(gray, track=True)
+    assert not any(calls)
+    seen = cv2.perspectiveTransform(np.array([[[0.0, 0.0]], [[400.0, 400.0]]]), warm.H)
+    truth = cv2.perspectiveTransform(np.array([[[0.0, 0.0]], [[400.0, 400.0]]]), cold.H)
+    assert np.abs(seen - truth).max() < 1.0
+
+
+def test_a_marker_covered_since_the_last_frame_is_still_missing():
+    """Tracking never stands a marker's last place in for the marker: a covered one refuses the frame."""
+    loc = _localiser()
+    seen = render_frame({}, "board-11", seed=15, condition="hard")
+    loc.locate(cv2.cvtColor(seen.image, cv2.COLOR_BGR2GRAY), track=False)
+    covered = render_frame({}, "board-11", seed=15, condition="hard", hide_markers=(2,))
+    with pytest.raises(NotReadable, match="markers not found: 2"):
+        loc.locate(cv2.cvtColor(covered.image, cv2.COLOR_BGR2GRAY), track=True)
+
+
+def test_last_places_are_not_used_once_the_board_has_moved():
+    """A marker found again but moved (a bumped board) sends the missed ones to the whole-frame search."""
+    frame = render_frame({}, "board-11", seed=15, condition="hard")
+    loc = _localiser()
+    gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+    loc.locate(gray, track=False)
+    now = dict(loc._previous["quads"])
+    last = {mid: quad + 12.0 for mid, quad in now.items()}       # where they were before the bump
+    found = {mid: now[mid] for mid in list(now)[:3]}
+    loc._search_near(gray, found, last)
+    assert sorted(found) == sorted(list(now)[:3])
+    found = {mid: now[mid] for mid in list(now)[:3]}
+    loc._search_near(gray, found, now)
+    assert sorted(found) == sorted(now)
+
+
 def test_calibrated_lens_is_undistorted():
     """With the camera's intrinsics and distortion in the config, the pose is exact and the board still reads."""
     from vision.reader import BoardReader

@@ -58,6 +58,12 @@ FIT_SCALES_THREE = (0.9, 1.0, 1.12)
 FIT_BLUR_CELLS = 0.6
 FIT_MATCH = 0.8
 FIT_RING_CONTRAST = 12.0
+# Tracking (`_search_near`): the markers found again may have moved by this many of their widths
+# since the last frame (sensor noise moves a refined corner by well under a pixel; a bumped board
+# by more) for the last frame's places to stand for the missed ones, and a missed one found round
+# its last place must lie within this many widths of it.
+TRACK_MOVED = 0.15
+TRACK_SLIDE = 0.5
 
 
 class NotReadable(Exception):
@@ -485,11 +491,43 @@ class BoardLocaliser:
                 found[mid] = more[mid] + np.array([x0, y0], np.float64)
         return found
 
+    def _search_near(self, gray: np.ndarray, found: dict[int, np.ndarray], previous: dict[int, np.ndarray]) -> None:
+        """A marker the near search missed, looked for where it was in the last frame, and only there.
+
+        In dim, soft light one or two markers are found only by the magnified
+        or the soft search, every frame; without this each tracked frame would
+        search the whole frame three ways first (the p95 of the kiosk's time
+        per frame in hard light). The camera is mounted, so the last frame's
+        place predicts a marker at least as well as three markers found now
+        do, provided the markers found now have not moved (TRACK_MOVED sides):
+        a bumped board or camera goes to the whole-frame search. A find counts
+        only within TRACK_SLIDE sides of the last place; a marker not found
+        here (a hand over it) leaves the whole search to `locate`.
+        """
+        if not found:
+            return
+        for mid, quad in found.items():
+            if np.abs(quad - previous[mid]).max() > TRACK_MOVED * _side(previous[mid]):
+                return
+        known = 3           # the last frame's places predict as well as three markers found now
+        for mid in self.markers.ids:
+            if mid in found:
+                continue
+            quad = previous[mid]
+            for finder in (self._find_magnified, self._find_soft):
+                seen = finder(gray, mid, quad, known)
+                if seen is not None and np.linalg.norm(seen.mean(0) - quad.mean(0)) <= TRACK_SLIDE * _side(quad):
+                    found[mid] = seen
+                    break
+            else:
+                return
+
     def locate(self, gray: np.ndarray, track: bool = True) -> BoardView:
         """The board's pose in this frame; raises NotReadable.
 
         With `track`, the markers are first looked for near their places in
-        the previous frame (a few small crops instead of the whole frame);
+        the previous frame (a few small crops instead of the whole frame),
+        a marker missed there looked for round its last place (`_search_near`);
         the whole frame is searched when that does not find all four: with
         one threshold window first, with all three when that misses a marker;
         then a missing marker is looked for where the others put it
@@ -500,6 +538,8 @@ class BoardLocaliser:
         found: dict[int, np.ndarray] = {}
         if track and self._previous and self._previous.get("shape") == gray.shape:
             found = self._detect_near(gray, self._previous["quads"])
+            if len(found) < len(self.markers.ids):
+                self._search_near(gray, found, self._previous["quads"])
         if len(found) < len(self.markers.ids):
             found = self.detect(gray, quick=True)
         if len(found) < len(self.markers.ids):
@@ -579,6 +619,11 @@ class BoardLocaliser:
             px_per_mm = math.sqrt(abs(np.linalg.det(G[:2, :2]))) / abs(G[2, 2]) if G[2, 2] else 1.0
             f = px_per_mm * self.distance_mm
         return np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]], np.float64)
+
+
+def _side(quad: np.ndarray) -> float:
+    """A marker's width in the picture (pixels): the larger extent of its four corners."""
+    return float(max(np.ptp(quad[:, 0]), np.ptp(quad[:, 1])))
 
 
 def _square_in_picture(M: np.ndarray, x: float, y: float, side: float) -> np.ndarray:
