@@ -18,7 +18,7 @@ from engine import pieces_from_position, position_from_pieces
 from vision.classifier import SquareClassifier
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
-from vision.shape import (DARKER_THAN_WOOD, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, king_keep, light_keep,
+from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, king_keep, light_keep,
                           light_step_short, lighter_than_plain, outline_match, pieces_need_a_rim,
                           fine_detail, noise_of, shape_agreement, shape_conflict, shape_fallback, with_outline,
                           with_wall)
@@ -202,8 +202,11 @@ class BoardReader:
         # piece may differ from it only by a faint outline
         temper = 1.0 + np.maximum(0.0, feats.wood_lum - GLARE_WOOD_LEVEL) / GLARE_SCALE
         temper *= 1.0 + np.maximum(0.0, glare.share - VEIL_SHARE) * VEIL_SCALE
+        # under glare a piece set down off its square's centre may be known only by its wall: look for it
+        # round tops off the expected one too (vision/shape.OutlineMeter.measure); clean frames skip that
+        search = (feats.wood_lum > NEAR_CLIPPING[0]) | (glare.share > VEIL_SHARE)
         outline = self.outline.measure(rect_gray, feats.top_px, self.wood_px, self.extractor.centres_px,
-                                       noise=rect_noise, fine=rect_fine)
+                                       noise=rect_noise, fine=rect_fine, search=search if search.any() else None)
         evidence = DiscEvidence.of(outline, feats.wood_lum, glare.share)
         # a light disc's outline must be as strong as the frame's plain light pieces' (vision/shape.outline_match)
         evidence = with_outline(evidence, outline_match(evidence, outline.fall, feats.wood_lum - feats.line_lum,

@@ -87,6 +87,12 @@ WALL_EDGE = 3          # samples at each end of a ray that are the top and the w
 # The arc is sought only this far (px) inside the grid lines round the square
 # (their drawn half width and the picture's blur): a line is a dark band too.
 WALL_LINE_CLEAR = 5.0
+# A visitor sets a piece down off its square's centre, and its wall then
+# curves round another top than the one expected: where the reader asks
+# (glare, OutlineMeter.measure `search`), the wall is looked for round tops
+# moved SEARCH_SHIFT piece radii in SEARCH_DIRECTIONS directions as well.
+SEARCH_SHIFT = 0.45
+SEARCH_DIRECTIONS = 6
 
 
 def _rim(steps: np.ndarray, whole: np.ndarray) -> np.ndarray:
@@ -106,13 +112,16 @@ class OutlineMeter:
         self.offsets = (np.stack([np.cos(ang), np.sin(ang)], 1)[:, None, :] * radii[None, :, None])  # (R, K, 2)
         self.between = self.offsets[:, WALL_EDGE:-WALL_EDGE].astype(np.float32)                    # the wall's samples
         self.k = len(radii)
+        turn = np.linspace(0, 2 * np.pi, SEARCH_DIRECTIONS, endpoint=False)
+        self.moves = (SEARCH_SHIFT * radius_px * np.stack([np.cos(turn), np.sin(turn)], 1)).astype(np.float32)
 
     def measure(self, gray: np.ndarray, tops: np.ndarray, wood_px: np.ndarray | None = None,
                 centres: np.ndarray | None = None, noise: float | None = None,
-                fine: np.ndarray | None = None) -> Outline:
+                fine: np.ndarray | None = None, search: np.ndarray | None = None) -> Outline:
         """`wood_px`: (squares, P, 2) pixels (column, row) of each square's bare wood, for `Outline.wood_noise`;
         `centres`: (squares, 2) the squares' centres, to keep `Outline.wall` off the grid lines; `noise`:
-        pixel_noise(gray), and `fine`: fine_detail(gray), when the caller has them already."""
+        pixel_noise(gray), and `fine`: fine_detail(gray), when the caller has them already; `search`:
+        (squares,) bool, where to look for the wall round tops off the expected one as well (_searched_wall)."""
         n = gray.shape[0]
         pts = np.round(tops[:, None, None, :] + self.offsets[None]).astype(np.int32)     # (S, R, K, 2)
         cols = np.clip(pts[..., 0], 0, n - 1)
@@ -124,7 +133,25 @@ class OutlineMeter:
         steps = prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]                              # falls outward
         if noise is None:
             noise = pixel_noise(gray) if fine is None else noise_of(fine)
-        soft = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), WALL_BLUR)[rows, cols]  # (S, R, K)
+        blurred = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), WALL_BLUR)
+        soft = blurred[rows, cols]                                                      # (S, R, K)
+        wall = self._wall(soft, tops, centres)
+        if wood_px is None:
+            wood_noise = np.full(len(tops), noise)
+        else:
+            wc = np.clip(wood_px[..., 0], 0, n - 1)
+            wr = np.clip(wood_px[..., 1], 0, n - 1)
+            wood_noise = 1.4826 * np.median((fine_detail(gray) if fine is None else fine)[wr, wc], 1)
+        lift = np.median(whole, 1)
+        if search is not None:
+            wall = self._searched_wall(blurred, soft, np.asarray(tops, np.float32), centres, wall, wood_noise, lift,
+                                       np.asarray(search, bool))
+        return Outline(sharpness=_rim(steps, whole), sharpness_dark=_rim(-steps, -whole),
+                       lift=lift, noise=noise, fall=np.median(steps.max(-1), 1),
+                       wall=wall, wood_noise=wood_noise)
+
+    def _wall(self, soft: np.ndarray, tops: np.ndarray, centres: np.ndarray | None) -> np.ndarray:
+        """Outline.wall from the blurred picture's samples along the rays (S, R, K) from `tops`."""
         ends = np.minimum(soft[..., :WALL_EDGE].mean(-1), soft[..., -WALL_EDGE:].mean(-1))
         between = soft[..., WALL_EDGE:-WALL_EDGE]
         if centres is not None and self.interior is not None:
@@ -132,16 +159,32 @@ class OutlineMeter:
             off = np.maximum(np.abs(shift[:, 0, None, None] + self.between[None, ..., 0]),
                              np.abs(shift[:, 1, None, None] + self.between[None, ..., 1]))
             between = np.where(off < self.interior, between, np.inf)
-        wall = np.percentile(np.maximum(ends - between.min(-1), 0.0), WALL_ARC, axis=1)
-        if wood_px is None:
-            wood_noise = np.full(len(tops), noise)
-        else:
-            wc = np.clip(wood_px[..., 0], 0, n - 1)
-            wr = np.clip(wood_px[..., 1], 0, n - 1)
-            wood_noise = 1.4826 * np.median((fine_detail(gray) if fine is None else fine)[wr, wc], 1)
-        return Outline(sharpness=_rim(steps, whole), sharpness_dark=_rim(-steps, -whole),
-                       lift=np.median(whole, 1), noise=noise, fall=np.median(steps.max(-1), 1),
-                       wall=wall, wood_noise=wood_noise)
+        return np.percentile(np.maximum(ends - between.min(-1), 0.0), WALL_ARC, axis=1)
+
+    def _searched_wall(self, blurred: np.ndarray, soft: np.ndarray, tops: np.ndarray, centres: np.ndarray | None,
+                       wall: np.ndarray, wood_noise: np.ndarray, lift: np.ndarray, search: np.ndarray) -> np.ndarray:
+        """Outline.wall, on the `search` squares the deepest of the wall round the expected top and round
+        tops moved SEARCH_SHIFT piece radii in SEARCH_DIRECTIONS directions (a piece set down off centre).
+
+        Not looked for where the wall round the expected top already counts in full (piece_wall), where
+        the picture round the top spans too few grey levels to hold any wall that could count, nor round
+        a top darker than its wood (with_wall counts no light piece's wall there).
+        """
+        lo = WALL_STEP[0] + WALL_SNR[0] * wood_noise
+        hi = WALL_STEP[1] + WALL_SNR[1] * wood_noise
+        todo = np.nonzero(search & (wall < hi) & (lift >= -NOT_LIGHTER))[0]
+        ring = soft[todo]
+        todo = todo[ring.max((1, 2)) - ring.min((1, 2)) >= lo[todo]]                  # the picture's span round it
+        if len(todo) == 0:
+            return wall
+        n = blurred.shape[0]
+        moved = (tops[todo, None, :] + self.moves[None]).reshape(-1, 2)               # (T x directions, 2)
+        pts = np.round(moved[:, None, None, :] + self.offsets[None]).astype(np.int32)
+        ring = blurred[np.clip(pts[..., 1], 0, n - 1), np.clip(pts[..., 0], 0, n - 1)]
+        around = None if centres is None else np.repeat(np.asarray(centres)[todo], len(self.moves), 0)
+        best = wall.copy()
+        best[todo] = np.maximum(wall[todo], self._wall(ring, moved, around).reshape(len(todo), -1).max(1))
+        return best
 
 
 # A rim counts from a sharpness of RIM_LOW (none) to RIM_HIGH (all), light and dark.
@@ -271,15 +314,27 @@ def with_wall(ev: DiscEvidence, outline: Outline, wood_lum: np.ndarray, veil_sha
     is a little darker. On a marked square the top must be lighter than the
     plain wood as well (`plain_ok`, lighter_than_plain) to be a light
     piece's: a top no lighter than the darker fill round it may be a dark
-    piece's under glare, and the reader holds that square back. A disc
-    already seen keeps its own evidence.
+    piece's under glare, and the reader holds that square back.
+
+    The wall is counted once, as a disc seen with a rim as plainly as the
+    wall shows (seen x rim, what the reader's checks weigh, becomes the wall's
+    share where it was less); a disc already seen with its rim at least as
+    plainly keeps its own evidence, so the wall is not counted on top of it.
     """
     wall = piece_wall(outline, wood_lum, veil_share)
     dark = outline.lift < -NOT_LIGHTER
     light = np.where(dark, 0.0, wall) * (1.0 if plain_ok is None else np.asarray(plain_ok, np.float64))
     dwall = np.where(dark, wall, 0.0) * _ramp(np.asarray(wood_lum, np.float64), *NEAR_CLIPPING)
-    return replace(ev, light_seen=np.maximum(ev.light_seen, light), light_rim=np.maximum(ev.light_rim, light),
-                   dark_seen=np.maximum(ev.dark_seen, dwall), dark_rim=np.maximum(ev.dark_rim, dwall))
+    light_seen, light_rim = _seen_with_rim(ev.light_seen, ev.light_rim, light)
+    dark_seen, dark_rim = _seen_with_rim(ev.dark_seen, ev.dark_rim, dwall)
+    return replace(ev, light_seen=light_seen, light_rim=light_rim, dark_seen=dark_seen, dark_rim=dark_rim)
+
+
+def _seen_with_rim(seen: np.ndarray, rim: np.ndarray, share: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(seen, rim) raised just so far that seen x rim is at least `share` (unchanged where it is already)."""
+    short = share > seen * rim
+    raised = np.where(short, np.maximum(seen, share), seen)
+    return raised, np.where(short, np.maximum(rim, share / np.maximum(raised, 1e-9)), rim)
 
 
 def outline_match(ev: DiscEvidence, fall: np.ndarray, depth: np.ndarray, veil_share: np.ndarray,
