@@ -148,8 +148,13 @@ class Job:
 
 
 def _worker(requests: "mp.Queue[Any]", replies: "mp.Queue[Any]", generation: Any,
-            hints: "mp.Queue[Any] | None" = None) -> None:
-    parent = os.getppid()
+            hints: "mp.Queue[Any] | None", parent: int) -> None:
+    """The search process: jobs until told to stop, or until `parent` (the kiosk's pid) is gone.
+
+    WHY the kiosk's pid is handed over rather than read here with getppid(): a
+    spawned process takes a moment to start, and a kiosk killed within it (a
+    crash at boot, a test's pulled plug) has already left this process to init,
+    whose pid getppid() would then take for the kiosk's: it never ended."""
     tables: dict[tuple, dict] = {}        # Job.game -> transposition table
     plies: dict[tuple, int] = {}          # Job.game -> length of the game last asked about
     last_ponder: Job | None = None        # resumed after a hint that interrupted it
@@ -220,7 +225,7 @@ class EngineWorker:
         self._generation = ctx.Value("Q", 0)      # bumped by every message: stops a ponder
         # (every concrete context has Process; typeshed's BaseContext does not list it)
         self._process = ctx.Process(  # type: ignore[attr-defined]
-            target=_worker, args=(self._requests, self._replies, self._generation, self._hints),
+            target=_worker, args=(self._requests, self._replies, self._generation, self._hints, os.getpid()),
             name="tafl-engine", daemon=True)
         self._process.start()
         self._latest = 0

@@ -181,6 +181,18 @@ class GrblSimulator:
         """Simulated seconds since start (wall time times the speed factor)."""
         return (time.monotonic() - self._wall0) * self.speed_factor
 
+    def set_speed_factor(self, speed_factor: float) -> None:
+        """Run at `speed_factor` from now on; the simulated clock goes on from where it is.
+
+        WHY: a test may need one slow stretch (a power cut landing mid-move) and
+        nothing slow after it; the controller and the table stay as they are."""
+        if speed_factor <= 0:
+            raise ValueError("speed factor must be positive")
+        with self._lock:
+            now = self.clock()
+            self.speed_factor = speed_factor
+            self._wall0 = time.monotonic() - now / speed_factor
+
     def start(self) -> str:
         """Open the pty and run in a background thread; returns the device path."""
         with self._lock:

@@ -1,7 +1,12 @@
 """The search process (kiosk/engine_worker.py): replies, superseded requests, pondering."""
 from __future__ import annotations
 
+import multiprocessing as mp
+import os
+import signal
 import time
+from multiprocessing.connection import Connection
+from pathlib import Path
 
 from engine import Board
 from kiosk.engine_worker import EngineWorker, ponder, search_move
@@ -99,3 +104,37 @@ def test_a_bad_history_comes_back_as_an_error_and_pondering_can_be_off():
         assert error is not None and "history move 1" in error
     finally:
         worker.stop()
+
+
+def _kiosk_that_dies_at_once(conn: Connection) -> None:
+    """A kiosk process that starts its search process and is gone before that has started."""
+    worker = EngineWorker(LEVELS, seed=4)
+    conn.send(worker.pid)
+    os._exit(0)                          # no goodbye: as a crash at boot or a pulled plug
+
+
+def _running(pid: int) -> bool:
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, IndexError):
+        return False
+
+
+def test_a_search_process_whose_kiosk_died_while_it_started_ends_by_itself():
+    # the kiosk is gone before the spawned search process runs a line of its own: it was left to
+    # init at once, so only the kiosk's pid handed over at the start tells it that it is alone
+    ctx = mp.get_context("spawn")
+    here, there = ctx.Pipe()
+    kiosk = ctx.Process(target=_kiosk_that_dies_at_once, args=(there,))
+    kiosk.start()
+    pid = here.recv()
+    kiosk.join(timeout=30)
+    assert pid is not None and kiosk.exitcode == 0
+    deadline = time.monotonic() + 30
+    while _running(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    lingering = _running(pid)
+    if lingering:
+        os.kill(pid, signal.SIGKILL)     # leave no orphan behind a failed test
+    assert not lingering, "the search process outlived its kiosk"

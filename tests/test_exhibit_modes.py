@@ -72,10 +72,13 @@ def carrying(ctrl, world) -> bool:
 
 @pytest.mark.parametrize("how", ["touch", "hand"])
 def test_a_visitor_stops_selfplay_within_a_second_and_takes_the_position_over(tmp_path, how):
-    with selfplay_rig(tmp_path) as (ctrl, world, sim):
+    with selfplay_rig(tmp_path, speed_factor=25.0) as (ctrl, world, sim):
         ctrl.start()
         ctrl.exhibit.start_selfplay()
-        until(ctrl, lambda: ctrl.view().ply >= 2 and carrying(ctrl, world), "a self-play carry")
+        # quick up to the second ply's carry, which runs at 4x so the stop lands mid-carry
+        until(ctrl, lambda: ctrl.view().ply >= 2 and ctrl.state == State.ROBOT_MOVING, "a second self-play ply")
+        sim.set_speed_factor(4.0)
+        until(ctrl, lambda: carrying(ctrl, world), "a self-play carry")
         assert ctrl.session.mode == "selfplay"
         t0 = ctrl.clock()
         if how == "touch":
@@ -97,6 +100,7 @@ def test_a_visitor_stops_selfplay_within_a_second_and_takes_the_position_over(tm
         assert sim.machine_position == pos and world.table.holding == held and world.table.magnet[2]
         view = ctrl.view()
         assert view.state == "handover" and not view.exhibit.handover_ready
+        sim.set_speed_factor(25.0)           # the stop mid-carry is checked: the rest may be quick
         side = view.board.turn
         ctrl.handover("take_over")
         until(ctrl, lambda: ctrl.state == State.VISITOR_TURN, "the take-over", limit=4000)
@@ -109,7 +113,8 @@ def test_a_visitor_stops_selfplay_within_a_second_and_takes_the_position_over(tm
 
 
 def test_start_fresh_ends_selfplay_and_resets_to_the_start_position(tmp_path):
-    with selfplay_rig(tmp_path) as (ctrl, world, _sim):
+    # 25x: the touch comes while the robot thinks (nothing moving), and the reset is a wait
+    with selfplay_rig(tmp_path, speed_factor=25.0) as (ctrl, world, _sim):
         ctrl.start()
         ctrl.exhibit.start_selfplay()
         until(ctrl, lambda: ctrl.view().ply >= 1 and ctrl.state == State.THINKING, "self-play thinking")
@@ -314,6 +319,7 @@ def test_a_hand_over_the_board_holds_the_referees_parking_with_the_piece_on_the_
         pos, held = sim.machine_position, world.table.holding
         time.sleep(0.4)
         assert held is not None and world.table.holding == held and sim.machine_position == pos
+        sim.set_speed_factor(25.0)           # the hold mid-carry is checked: the rest may be quick
         until(ctrl, lambda: ctrl.state == State.VISITOR_TURN and not ctrl.gantry.busy, "the park after the hand")
         assert all(sq not in world.square_pieces() for sq in captured)
         assert world.square_pieces() == ctrl.view().board.pieces()

@@ -378,3 +378,20 @@ def test_after_a_timeout_the_driver_refuses_until_reset(grbl):
     grbl.send("G0X5")
     grbl.sync()
     assert grbl.position() == (5.0, 0.0)
+
+
+def test_a_new_speed_factor_runs_on_from_the_simulated_time_reached(monkeypatch):
+    """GrblSimulator.set_speed_factor: the clock neither jumps nor stops, only its rate changes."""
+    import robot.simulator
+
+    wall = [100.0]
+    monkeypatch.setattr(robot.simulator.time, "monotonic", lambda: wall[0])
+    sim = GrblSimulator(Config(), speed_factor=2.0)
+    wall[0] += 10.0
+    assert sim.clock() == pytest.approx(20.0)
+    sim.set_speed_factor(50.0)
+    assert sim.clock() == pytest.approx(20.0) and sim.speed_factor == 50.0
+    wall[0] += 1.0
+    assert sim.clock() == pytest.approx(70.0)
+    with pytest.raises(ValueError):
+        sim.set_speed_factor(0.0)

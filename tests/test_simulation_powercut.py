@@ -59,6 +59,7 @@ def test_sigkill_mid_move_then_resume_with_the_same_position(tmp_path):
         world.drop_everything()              # the magnet lets go where it is
         sim.disconnect()                     # the gantry controller is on the same mains
         port = sim.reconnect()
+        sim.set_speed_factor(25.0)           # only the cut had to land mid-move: the rest may be quick
         node2 = KioskNode(world, config, state, port, seed=3)
         view = wait_view(node2, lambda v: v.resumed, 60)
         assert view.pid != old_pid and view.moves == moves

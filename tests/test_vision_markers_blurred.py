@@ -15,6 +15,7 @@ bench/foreign_vision.py (`score_frames("hard", 60, seed0)`); nothing is fitted o
 """
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 
@@ -41,12 +42,18 @@ LOST = {(10_000_000, 3): [0, 1],      # board-9, both markers ~20 px, the two fo
 COVERED = [(10_000_000, 44), (10_000_000, 48), (12_000_000, 53)]
 
 
+@functools.lru_cache(maxsize=None)
 def _frame(seed0: int, k: int) -> tuple[foreign_vision.Sample, foreign_renderer.Prepared, np.ndarray]:
-    """Frame k of bench/foreign_vision.score_frames("hard", ..., seed0), with its scene."""
+    """Frame k of bench/foreign_vision.score_frames("hard", ..., seed0), with its scene.
+
+    Rendered once per (seed0, k) for the module (five frames serve fourteen tests); the
+    picture is read-only, so a test that covers part of it works on a copy."""
     sample = foreign_vision.sample_positions(k + 1, seed0 + 7919 * (1 + foreign_renderer.CONDITIONS.index("hard")))[k]
     seed = seed0 + 1000 * k + 17
     prepared = foreign_renderer.prepare(sample.board, sample.position, "hard", Config(), seed)
-    return sample, prepared, foreign_renderer.expose(prepared, seed)
+    image = foreign_renderer.expose(prepared, seed)
+    image.setflags(write=False)
+    return sample, prepared, image
 
 
 def _seen_at(prepared: foreign_renderer.Prepared, points_mm: np.ndarray) -> np.ndarray:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
+from dataclasses import replace
 
 import numpy as np
 import pygame
@@ -165,7 +166,10 @@ def sim_kiosk(tmp_path, seed: int):
     config.kiosk.state_dir = str(tmp_path)
     config.kiosk.idle_timeout_s = 10_000
     try:
-        rig = SimKiosk(config, str(tmp_path), "copenhagen", fast_settings(seed=seed))
+        # the gantry simulator at 100x (as the whole-game tests, tests/helpers/simulation.py) rather
+        # than fast_settings' 25x: nothing on these screens waits on the gantry's wall-clock speed,
+        # and the set-up from storage is most of a test's time
+        rig = SimKiosk(config, str(tmp_path), "copenhagen", replace(fast_settings(seed=seed), speed_factor=100.0))
     except (FileNotFoundError, ValueError) as exc:   # e.g. vision's square model missing or out of date
         pytest.skip(f"the simulation rig cannot be built here: {exc}")
     try:
