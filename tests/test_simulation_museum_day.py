@@ -4,7 +4,6 @@ from __future__ import annotations
 import random
 import re
 import time
-from dataclasses import replace
 
 import pytest
 
@@ -102,12 +101,12 @@ def museum_day(tmp_path, personas, before=None):
     """A museum day on the whole simulation rig (rendered camera, GRBL simulator on a pty)."""
     from calibration.config import Config
     from kiosk.museum_day import MuseumDay
-    from kiosk.sim_kiosk import fast_settings
+    from tests.helpers.simulation import fast_gantry_settings
 
-    # the gantry's simulator at 100x rather than 25x: the day's clock follows its motion time
-    # (GrblSimulator.motion_s, see the test below), not the wall clock, so only the wall time
-    # of the run changes (the walk-away day: 47.5 -> 33.4 s; the same 39 plies and totals)
-    settings = replace(fast_settings(5), speed_factor=100.0)
+    # the day's clock follows the gantry's motion time (GrblSimulator.motion_s, see the test
+    # below), not the wall clock, so the quick gantry changes only the run's wall time
+    # (the walk-away day: 47.5 -> 33.4 s; the same 39 plies and totals)
+    settings = fast_gantry_settings(5)
     lines: list[str] = []
     day = MuseumDay(Config(), str(tmp_path / "state"), len(personas), 5, None, (), settings,
                     out=lines.append, personas=list(personas))

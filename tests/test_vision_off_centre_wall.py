@@ -29,12 +29,11 @@ import foreign_vision  # noqa: E402
 from calibration.config import Config  # noqa: E402
 from engine import Board, parse_square, square_name  # noqa: E402
 from vision.position import SquareClass  # noqa: E402
-from vision.reader import BoardReader  # noqa: E402
+from vision.reader import VEIL_SHARE, BoardReader  # noqa: E402
+from vision.shape import NEAR_CLIPPING  # noqa: E402
 
 SCENE = 41_000          # away from the bench's seeds
 SQUARE = "f8"           # a defender of the start position
-BRIGHT_WOOD = 215.0     # the reader looks off centre on wood this bright ...
-VEILED = 0.35           # ... or under a veil this large a share of the light
 
 
 def _frame(monkeypatch: pytest.MonkeyPatch, shift_mm: tuple[float, float]) -> np.ndarray:
@@ -63,7 +62,8 @@ def _frame(monkeypatch: pytest.MonkeyPatch, shift_mm: tuple[float, float]) -> np
 def test_a_defender_off_centre_on_bright_veiled_wood_is_read_as_a_defender(monkeypatch, shift_mm):
     reading = BoardReader(Config(), "board-11").read(_frame(monkeypatch, shift_mm))
     sq = parse_square(SQUARE, 11)
-    assert reading.features.wood_lum[sq] > BRIGHT_WOOD and reading.glare.share[sq] > VEILED, "not bright, veiled wood"
+    assert reading.features.wood_lum[sq] > NEAR_CLIPPING[0] and reading.glare.share[sq] > VEIL_SHARE, \
+        "not the bright, veiled wood where the reader looks off centre"
     assert reading.classes[sq] == SquareClass.DEFENDER, f"{SQUARE} read {reading.probabilities[sq].round(2)}"
     # the wall is looked for off centre only for the piece's sake: no other square of the board is misread
     truth = foreign_vision.truth_classes(Board("copenhagen").position_otn(), 11)

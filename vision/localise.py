@@ -178,7 +178,7 @@ class BoardLocaliser:
     def _crop_round(gray: np.ndarray, quad: np.ndarray, reach: float = 1.0) -> tuple[np.ndarray, np.ndarray, float] | None:
         """The picture round a predicted marker (`reach` marker widths each side), its offset and the marker's width."""
         h, w = gray.shape[:2]
-        side = float(max(np.ptp(quad[:, 0]), np.ptp(quad[:, 1])))
+        side = _side(quad)
         x0, y0 = (quad.min(0) - reach * side).astype(int)
         x1, y1 = (quad.max(0) + reach * side).astype(int)
         x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
@@ -480,7 +480,7 @@ class BoardLocaliser:
         h, w = gray.shape[:2]
         found: dict[int, np.ndarray] = {}
         for mid, quad in previous.items():
-            side = max(np.ptp(quad[:, 0]), np.ptp(quad[:, 1]))
+            side = _side(quad)
             x0, y0 = np.maximum((quad.min(0) - side).astype(int), 0)
             x1, y1 = (quad.max(0) + side).astype(int)
             x1, y1 = min(x1, w), min(y1, h)

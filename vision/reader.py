@@ -206,7 +206,7 @@ class BoardReader:
         # round tops off the expected one too (vision/shape.OutlineMeter.measure); clean frames skip that
         search = (feats.wood_lum > NEAR_CLIPPING[0]) | (glare.share > VEIL_SHARE)
         outline = self.outline.measure(rect_gray, feats.top_px, self.wood_px, self.extractor.centres_px,
-                                       noise=rect_noise, fine=rect_fine, search=search if search.any() else None)
+                                       noise=rect_noise, fine=rect_fine, search=search)
         evidence = DiscEvidence.of(outline, feats.wood_lum, glare.share)
         # a light disc's outline must be as strong as the frame's plain light pieces' (vision/shape.outline_match)
         evidence = with_outline(evidence, outline_match(evidence, outline.fall, feats.wood_lum - feats.line_lum,

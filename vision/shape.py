@@ -170,8 +170,7 @@ class OutlineMeter:
         the picture round the top spans too few grey levels to hold any wall that could count, nor round
         a top darker than its wood (with_wall counts no light piece's wall there).
         """
-        lo = WALL_STEP[0] + WALL_SNR[0] * wood_noise
-        hi = WALL_STEP[1] + WALL_SNR[1] * wood_noise
+        lo, hi = wall_bounds(wood_noise)
         todo = np.nonzero(search & (wall < hi) & (lift >= -NOT_LIGHTER))[0]
         ring = soft[todo]
         todo = todo[ring.max((1, 2)) - ring.min((1, 2)) >= lo[todo]]                  # the picture's span round it
@@ -283,6 +282,11 @@ WALL_STEP = (3.0, 6.0)
 WALL_SNR = (2.0, 3.0)
 
 
+def wall_bounds(wood_noise: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The wall depth (grey levels) that starts to count and that counts in full, per square's wood noise."""
+    return WALL_STEP[0] + WALL_SNR[0] * wood_noise, WALL_STEP[1] + WALL_SNR[1] * wood_noise
+
+
 def piece_wall(outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray) -> np.ndarray:
     """Per square (0..1), how plainly a piece's shaded side wall or shadow shows round its top's rim.
 
@@ -295,8 +299,7 @@ def piece_wall(outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray) -
     """
     sigma = outline.wood_noise
     own = np.asarray(wood_lum, np.float64) * (1.0 - np.clip(veil_share, 0.0, 0.9))
-    lo = WALL_STEP[0] + WALL_SNR[0] * sigma
-    hi = WALL_STEP[1] + WALL_SNR[1] * sigma
+    lo, hi = wall_bounds(sigma)
     deep = np.clip((outline.wall - lo) / (hi - lo), 0.0, 1.0)
     return deep * _ramp(outline.wall / np.maximum(own, 1.0), *SEEN_REL_DARK)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from dataclasses import replace
 
 import numpy as np
 import pygame
@@ -158,7 +157,8 @@ def start_by_touch(app, *keys: str) -> None:
 def sim_kiosk(tmp_path, seed: int):
     """The real controller in full simulation (rendered camera, GRBL simulator, search process) under a
     KioskApp of 1280 x 800; skips when the rig cannot be built here, closes it afterwards."""
-    from kiosk.sim_kiosk import SimKiosk, fast_settings
+    from kiosk.sim_kiosk import SimKiosk
+    from tests.helpers.simulation import fast_gantry_settings
 
     pygame.display.init()
     pygame.event.clear()
@@ -166,10 +166,9 @@ def sim_kiosk(tmp_path, seed: int):
     config.kiosk.state_dir = str(tmp_path)
     config.kiosk.idle_timeout_s = 10_000
     try:
-        # the gantry simulator at 100x (as the whole-game tests, tests/helpers/simulation.py) rather
-        # than fast_settings' 25x: nothing on these screens waits on the gantry's wall-clock speed,
-        # and the set-up from storage is most of a test's time
-        rig = SimKiosk(config, str(tmp_path), "copenhagen", replace(fast_settings(seed=seed), speed_factor=100.0))
+        # the gantry as quick as in the whole-game tests: nothing on these screens waits on its
+        # wall-clock speed, and the set-up from storage is most of a test's time
+        rig = SimKiosk(config, str(tmp_path), "copenhagen", fast_gantry_settings(seed))
     except (FileNotFoundError, ValueError) as exc:   # e.g. vision's square model missing or out of date
         pytest.skip(f"the simulation rig cannot be built here: {exc}")
     try:
