@@ -176,14 +176,22 @@ def explain_text(board: Board, text: str) -> Explained:
     return Explained(board.move_to_otn(move), explain(board, move))
 
 
-def hint_level(level: Level | str) -> Level:
-    """The level a hint searches at: the level's depth and time, without its noise.
+# A hint looks at least this many plies ahead, whatever the level: Easy's one
+# ply sees its own move only, and its hint walked a defender between two
+# attackers to threaten a capture (York, b6-c6 e7-e9 d1-c1: f7-b7, taken at
+# once by c6-c7); a hint that loses the piece it moves teaches nothing.
+HINT_MIN_DEPTH = 2
 
-    A hint shows the best move the level can see; the noise that makes the
-    robot's play varied would only make a hint worse.
+
+def hint_level(level: Level | str) -> Level:
+    """The level a hint searches at: the level's time, without its noise, at least HINT_MIN_DEPTH deep.
+
+    A hint shows the best move the level can see, seeing at least the
+    opponent's reply; the noise that makes the robot's play varied would only
+    make a hint worse.
     """
     lvl = get_level(level) if isinstance(level, str) else level
-    return replace(lvl, noise=0.0)
+    return replace(lvl, noise=0.0, max_depth=max(lvl.max_depth, HINT_MIN_DEPTH))
 
 
 def hint(board: Board, level: Level | str = "medium", *, seed: int = 0, time_s: float | None = None,

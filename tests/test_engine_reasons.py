@@ -223,6 +223,21 @@ def test_hint_finds_the_obvious_tactic_at_every_level(tactic, level):
     assert result.reasons[0].code == code, result
 
 
+def test_an_easy_hint_does_not_walk_its_piece_into_a_capture():
+    """The hint at Easy sees the reply (reasons.HINT_MIN_DEPTH): at Easy's own one ply it was f7-b7,
+    between the attackers on a7 and c6, taken at once by c6-c7 (a museum demo, York)."""
+    from engine.search import build_board
+
+    b = build_board("york", {}, moves=["b6-c6", "e7-e9", "d1-c1"])
+    found = hint(b.copy(), "easy")
+    b.push(b.parse_move(found.move))
+    for reply in b.legal_moves:
+        after = b.copy()
+        after.push(reply)
+        assert after.pieces().get(parse_square(found.move.split("-")[1].split("x")[0], 11)) is not None, \
+            f"hint {found.move} is taken by {b.move_to_otn(reply)}"
+
+
 # ------------------------------------------------------------------- the command line
 def _cli(capsys, *args: str) -> tuple[int, str, str]:
     code = cli_main(list(args))
