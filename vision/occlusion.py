@@ -54,6 +54,8 @@ LINE_SNR = 3.0
 # Grey level of the picture as taken above which a line's depth is squeezed by the camera's tone
 # curve and clipping (GridChecker.both): 85 % of white.
 NEAR_WHITE = 217.0
+# Wood brighter than this round a crossing is clipped white (the camera kept no line there to judge).
+CLIPPED = 245.0
 # The wood beside a line it is compared with (GridChecker.check) lies this share of a square across it.
 SIDE_PITCH = 0.15
 
@@ -127,7 +129,7 @@ class GridChecker:
         line = np.percentile(lines, 30, axis=1)
         ratio = np.maximum((line + 1) / (wood + 1), np.percentile((lines + 1) / (sides + 1), 30, axis=1))
         depth = np.minimum(wood - line, np.percentile(sides - lines, 70, axis=1))
-        saturated = wood > 245
+        saturated = wood > CLIPPED
         covered = ((ratio > self.hidden_ratio) & ~saturated).reshape(self.n, self.n)
         # the border crossings have the frame on one side, often as dark as the
         # line: they are reported but do not count as covered
@@ -181,11 +183,17 @@ class GridChecker:
         it. Hard light, bench/confirm_latency.py 60M trial 15: two such
         crossings beside a clipped core (wood 240 and 224, 1.7 and 1.6 times the
         board's) made a hand-free board "hand over board" in 7 pictures of 10.
+        The same holds for a crossing right beside a clipped one, however
+        bright its own wood: the veil's estimate is steepest at the core's rim
+        and the tone curve squeezes the line before 85 % of white. Hard light,
+        development seeds 13,023,017: two crossings at wood 207 beside a core
+        at 250-254, lines plainly seen as taken (depth over three sigmas),
+        faint only with the veil off, made a hand-free board "hand over board".
         """
         covered = a.covered & b.covered
         # where the picture as taken is nearly white, the camera squeezed the line's depth and
         # the veil taken off cannot give it back: there only the picture as taken says faint
-        near_white = b.wood > NEAR_WHITE
+        near_white = (b.wood > NEAR_WHITE) | beside_clipped(b.wood)
         faint = (a.faint & ~near_white) | b.faint
         hidden = (covered & faint) | b.hidden
         wood = np.fmax(a.wood, b.wood)
@@ -195,6 +203,12 @@ class GridChecker:
 
     def occluded(self, vis: GridVisibility) -> bool:
         return vis.largest_patch >= self.min_patch
+
+
+def beside_clipped(wood: np.ndarray) -> np.ndarray:
+    """(n+1, n+1) bool: crossings that are clipped white (CLIPPED) or next to one, diagonals too."""
+    clipped = np.nan_to_num(wood, nan=0.0) > CLIPPED
+    return cv2.dilate(clipped.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
 
 
 def arm_crossing(vis: GridVisibility) -> bool:
