@@ -40,6 +40,8 @@ def _frame(condition: str, seed0: int, k: int):
     ("museum", 74_000_000, 51, ("h5", "i6"), "camp under glare"),
     # an empty camp square under a soft spot of light, read as the king
     ("museum", 73_000_000, 23, ("e8",), "soft spot on a camp"),
+    # an empty square at a veil's edge: its wood, under the veil, no darker than the line beside it
+    ("hard", 13_000_000, 7, ("d9",), "line no darker than the wood"),
 ])
 def test_a_square_once_read_wrong_and_sure_is_now_held_back_or_right(condition, seed0, k, squares, why):
     reading, truth, size = _frame(condition, seed0, k)

@@ -245,8 +245,11 @@ class BoardReader:
         # a "light disc" standing far less above its wood than the frame's light pieces is none (a veil's core)
         short = light_step_short(probs, evidence, outline, feats.wood_lum - feats.line_lum, feats.wood_lum,
                                  glare.share, self.marked)
+        # the grid line beside a square no darker than the square's own wood: the light changes across the
+        # square (a veil's edge runs through it), so its colour against that wood is no sure reading
+        uneven = (feats.wood_lum - feats.line_lum) <= 0.0
         conflict = np.maximum.reduce([shape_conflict(probs, outline, feats.wood_lum, glare.share), unlit, turned,
-                                      missed, short])
+                                      missed, short, uneven])
         doubt = np.maximum(doubt, SHAPE_CONFLICT_DOUBT * conflict)
         doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]
         # the doubt goes to what is known before looking and the disc's shape
