@@ -99,19 +99,21 @@ def render_frame(pieces: Mapping[int, str], board: str = "board-11", *, seed: in
             a = frame.to_px(np.array([[cx - extent, cy + extent], [cx + extent, cy - extent]]))
             (c0, r0), (c1, r1) = a.astype(int)
             tex[r0:r1, c0:c1] = colours["frame"] * 0.6
-    light_field, unshadowed = _light_field(frame, lights, cond, rng, pieces3d, tex.shape[:2])
+    light_field, piece_light = _light_field(frame, lights, cond, rng, pieces3d, tex.shape[:2])
     exposure = dark if dark is not None else rng.uniform(*cond.exposure)
     # the camera's auto-exposure: the playing area's mean light maps to `exposure`
     (c0, r0), (c1, r1) = frame.to_px(np.array([[0.0, W], [W, 0.0]])).astype(int)
     exposure /= float(light_field[r0:r1:4, c0:c1:4].mean())
-    lit = np.clip(tex * light_field * exposure, 0, 255).astype(np.uint8)
+    # texture x light x exposure, clipped, in place: the texture is large and
+    # temporaries of its size were a third of a frame's time
+    lit_f = np.multiply(light_field, tex, out=light_field)
+    lit_f *= exposure
+    lit = np.clip(lit_f, 0, 255, out=lit_f).astype(np.uint8)
 
     mx, my = board_to_image_maps(camera, frame.matrix())
     image = cv2.remap(lit, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                       borderValue=tuple(float(v) * exposure * 0.5 for v in colours["table"]))
 
-    piece_light = [unshadowed[tuple(np.clip(frame.to_px(np.array([p.x, p.y])), 0, len(unshadowed) - 1)
-                                    .astype(int)[::-1])] for p in pieces3d]
     _draw_pieces(image, pieces3d, piece_light, camera, lights, colours, exposure, rng, cond)
     if hand:
         _draw_arm(image, camera, geo, rng)
@@ -164,8 +166,11 @@ def _light_at(lights: list[Light], xy: np.ndarray, ambient: float) -> np.ndarray
 
 
 def _light_field(frame: TextureFrame, lights: list[Light], cond, rng, pieces3d: list[Piece3D],
-                 shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Per-texture-pixel illumination: ambient, lights, a daylight gradient, the pieces' soft shadows."""
+                 shape: tuple[int, int]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Per-texture-pixel illumination: ambient, lights, a daylight gradient, the pieces' soft shadows.
+
+    Also the light without the shadows at each piece's centre, which lights
+    that piece (its own shadow falls beside it, not on its top)."""
     step = 8
     n = shape[0]
     coarse = n // step + 1
@@ -200,7 +205,12 @@ def _light_field(frame: TextureFrame, lights: list[Light], cond, rng, pieces3d: 
     sigma = rng.uniform(*cond.shadow_blur_mm) * frame.ppm / 2
     mask = cv2.GaussianBlur(mask, (0, 0), sigma)
     mask = cv2.resize(mask, (n, n), interpolation=cv2.INTER_LINEAR)
-    return base_img + key_img * (1.0 - block * mask)[..., None], base_img + key_img
+    centres = [np.clip(frame.to_px(np.array([p.x, p.y])), 0, n - 1).astype(int) for p in pieces3d]
+    piece_light = [base_img[r, c] + key_img[r, c] for c, r in centres]
+    # in place: these arrays are the texture's size, and temporaries of it were slow
+    shade = np.subtract(1.0, np.multiply(mask, block, out=mask), out=mask)
+    light = np.add(base_img, np.multiply(key_img, shade[..., None], out=key_img), out=base_img)
+    return light, piece_light
 
 
 def _pieces(rng, pieces: Mapping[int, str], geo: BoardGeometry, config: Config, cond) -> list[Piece3D]:
