@@ -21,8 +21,9 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[$(EXTRAS)]'
 	@touch $(STAMP)
 
+# on every core (pytest-xdist): each test runs in one worker, with its own tmp_path
 test: $(STAMP)
-	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest
+	SDL_VIDEODRIVER=dummy SDL_AUDIODRIVER=dummy $(BIN)/python -m pytest -n auto
 
 # ruff and mypy, configured in pyproject.toml; clean on the whole tree.
 lint: $(STAMP)
