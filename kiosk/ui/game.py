@@ -84,6 +84,21 @@ def referee_clocks(ctx: UiContext, view: Any) -> str:
     return "\n".join(lines)
 
 
+def capture_row_h(layout: Any) -> int:
+    """The height of one row of captures in the side panel."""
+    return int(layout.font_body + layout.gap)
+
+
+def draw_capture(surface: pygame.Surface, ctx: UiContext, side: str, rect: pygame.Rect, text: str) -> None:
+    """One side's captures in `rect`: the icon of the pieces `side` took, then `text` to its right."""
+    lay = ctx.layout
+    h = rect.height
+    taken_icon = {"attackers": "T", "defenders": "t"}[side]
+    draw_piece(surface, (rect.left + h // 2, rect.top + h // 2), h * 1.1, taken_icon, ctx.piece_scheme(), ctx.shaded())
+    draw_paragraph(surface, text, pygame.Rect(rect.left + h + lay.gap, rect.top, rect.width - h - lay.gap, h),
+                   lay.font_small, palette.TEXT, min_size=12, valign="center")
+
+
 class GameScreen(BaseScreen):
     name = "game"
 
@@ -396,13 +411,22 @@ class GameScreen(BaseScreen):
             else:
                 draw_progress(surface, bar, view.progress)
         y = card.bottom + g * 2
-        y = teach_panel.draw_box(surface, ctx, panel, y, buttons_top)     # teaching: the reason or the hint
+        # The boxes leave the captures their row above the buttons when they fit without it; only the
+        # teaching box and the first announcement take it if that is their only way on (draw_captures).
+        shows_captures = view.board is not None and you_side is not None
+        keep = buttons_top - capture_row_h(lay) if shows_captures else buttons_top
+        top = y
+        y = teach_panel.draw_box(surface, ctx, panel, y, keep)      # teaching: the reason or the hint
+        if y == top:
+            y = teach_panel.draw_box(surface, ctx, panel, y, buttons_top)
         # Announcements after the last move.
         kinds = [k for k in ANNOUNCE_KINDS if k in (view.announcements or ()) and k != "capture"]
         if view.last_captures and view.outcome is None:
             kinds.insert(0, "museum.captures_help")      # where a captured piece goes (docs/rules.md)
-        for kind in kinds[:2]:
-            box_h = min(buttons_top - y - g * 2, lay.font_body * 2 + g * 2)
+        for index, kind in enumerate(kinds[:2]):
+            box_h = min(keep - y - g * 2, lay.font_body * 2 + g * 2)
+            if box_h < lay.font_body * 1.5 and index == 0:
+                box_h = min(buttons_top - y - g * 2, lay.font_body * 2 + g * 2)
             if box_h < lay.font_body * 1.5:
                 break
             box = pygame.Rect(panel.left, y, panel.width, box_h)
@@ -410,38 +434,8 @@ class GameScreen(BaseScreen):
             draw_paragraph(surface, ctx.t(kind if "." in kind else f"announce.{kind}"), box.inflate(-g * 2, -g),
                            lay.font_body, palette.TEXT_DARK, align="center", min_size=12, valign="center")
             y = box.bottom + g * 2
-        # Captures, each with the icon of the pieces taken (so colour is not the only cue).
-        if view.board is not None and you_side is not None:
-            scheme = ctx.piece_scheme()
-            robot_side = "defenders" if you_side == "attackers" else "attackers"
-            taken_icon = {"attackers": "T", "defenders": "t"}
-            row_h = lay.font_body + g
-            rows: tuple[tuple[str, str], ...] = (("you", you_side), ("robot", robot_side))
-            if lay.compact and y + row_h <= buttons_top:
-                half = panel.width // 2
-                for k, (who, side) in enumerate(rows):
-                    x = panel.left + k * half
-                    count = int((view.captured or {}).get(side, 0))
-                    draw_piece(surface, (x + row_h // 2, y + row_h // 2), row_h * 1.1, taken_icon[side], scheme,
-                               ctx.shaded())
-                    short = ctx.t("referee.captured_short", side=side_label(ctx, view.variant, side), count=count) \
-                        if referee else ctx.t(f"game.captured_short_{who}", count=count)
-                    draw_text(surface, short, (x + row_h + g, y + row_h // 2),
-                              lay.font_small, anchor="midleft")
-                y += row_h
-            if lay.compact:
-                rows = ()
-            for who, side in rows:
-                if y + row_h > buttons_top:
-                    break
-                count = int((view.captured or {}).get(side, 0))
-                draw_piece(surface, (panel.left + row_h // 2, y + row_h // 2), row_h * 1.1, taken_icon[side], scheme,
-                           ctx.shaded())
-                label = ctx.t("referee.captured", side=side_label(ctx, view.variant, side), count=count) \
-                    if referee else ctx.t(f"game.captured_{who}", count=count)
-                draw_paragraph(surface, label, pygame.Rect(panel.left + row_h + g, y, panel.width - row_h - g, row_h),
-                               lay.font_small, palette.TEXT, min_size=12, valign="center")
-                y += row_h
+        if shows_captures and you_side is not None:
+            y = self.draw_captures(surface, ctx, panel, you_side, y, buttons_top)
         # The last move in words, with who made it.
         if view.last_move is not None and view.board is not None and not lay.compact and y + lay.font_body < buttons_top:
             size = view.board.size
@@ -458,6 +452,41 @@ class GameScreen(BaseScreen):
                 draw_paragraph(surface, ctx.t("game.cards", cards=", ".join(shown)),
                                pygame.Rect(panel.left, y + g, panel.width, buttons_top - y - g), lay.font_small,
                                palette.TEXT, min_size=lay.font_small)
+
+    def draw_captures(self, surface: pygame.Surface, ctx: UiContext, panel: pygame.Rect, you_side: str, y: int,
+                      bottom: int) -> int:
+        """Both sides' captures from `y` (the visitor plays `you_side`), each with the icon of the
+        pieces taken (so colour is not the only cue); returns the new y.
+
+        Two rows in words ("You captured 2", "The robot captured 3") when both fit above `bottom`,
+        else both counts side by side on one row ("You: 2", "Robot: 3": the 7" panel's layout), so
+        one side's count is never shown without the other's: a visitor must be able to see how many
+        pieces the robot has taken. The boxes above leave that one row free whenever they can still
+        be shown without it (GameScreen.draw_panel): the tally matters more than a second
+        announcement, which then waits. Only the teaching box (the hint the visitor asked for, or the
+        robot's reason) and the first announcement take the row when that is their only way onto the
+        screen, as on the 7" panel, whose side panel has room for one of them or for the counts, not
+        both: they say what the move just made means and what to do now, they go with the next move,
+        and the counts are back then.
+        """
+        lay = ctx.layout
+        view = ctx.view
+        row_h = capture_row_h(lay)
+        if y + row_h > bottom:
+            return y
+        one_row = lay.compact or y + 2 * row_h > bottom
+        key = "captured_short" if one_row else "captured"
+        robot_side = "defenders" if you_side == "attackers" else "attackers"
+        half = panel.width // 2
+        for k, (who, side) in enumerate((("you", you_side), ("robot", robot_side))):
+            count = int((view.captured or {}).get(side, 0))
+            text = ctx.t(f"referee.{key}", side=side_label(ctx, view.variant, side), count=count) \
+                if view.exhibit.mode == "referee" else ctx.t(f"game.{key}_{who}", count=count)
+            rect = pygame.Rect(panel.left + k * half, y, half, row_h) if one_row else \
+                pygame.Rect(panel.left, y + k * row_h, panel.width, row_h)
+            draw_capture(surface, ctx, side, rect, text)
+        return y + (row_h if one_row else 2 * row_h)
+
     def draw_buttons(self, surface: pygame.Surface, ctx: UiContext, panel: pygame.Rect) -> int:
         """Rules / Resign / End game along the bottom; returns the top of the button area."""
         lay = ctx.layout
