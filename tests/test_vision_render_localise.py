@@ -132,6 +132,7 @@ def test_a_marker_the_near_search_misses_is_found_at_its_last_place(seed):
     gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
     cold = loc.locate(gray, track=False)
     assert len(loc._detect_near(gray, loc._previous["quads"])) < 4       # the case this is about
+    loc._previous["patches"] = {}             # as if the board had moved: the search, not the still check
     calls = _whole_frame_searches(loc, gray.shape)
     warm = loc.locate(gray, track=True)
     assert not any(calls)
@@ -164,6 +165,68 @@ def test_last_places_are_not_used_once_the_board_has_moved():
     found = {mid: now[mid] for mid in list(now)[:3]}
     loc._search_near(gray, found, now)
     assert sorted(found) == sorted(now)
+
+
+def _all_searches(loc):
+    """Count every detector run of the localiser, on the whole picture or a crop."""
+    calls = []
+    detect = loc.detect
+
+    def spy(gray, **kw):
+        calls.append(gray.shape)
+        return detect(gray, **kw)
+    loc.detect = spy
+    return calls
+
+
+def _noisy(image, seed, gain=1.0):
+    """Another picture of the same still scene: new sensor noise (and, with gain, dimmer light)."""
+    noise = np.random.default_rng(seed).normal(0.0, 3.0, image.shape)
+    return np.clip(image.astype(np.float64) * gain + noise, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("condition,seed,gain", [("museum", 8, 1.0), ("hard", 15, 1.0), ("hard", 27, 0.7)])
+def test_a_still_board_keeps_its_marker_places(condition, seed, gain):
+    """The next pictures of a still board keep the markers' places without searching for them.
+
+    The search is a third of a dim frame's reading time, and on a still
+    board it only moves the corners by the sensor's noise. New noise, and
+    light dimmed evenly (a visitor's shadow), are still the same board.
+    """
+    frame = render_frame({}, "board-11", seed=seed, condition=condition)
+    loc = _localiser()
+    cold = loc.locate(cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY), track=False)
+    calls = _all_searches(loc)
+    for k in range(3):
+        warm = loc.locate(cv2.cvtColor(_noisy(frame.image, 100 + k, gain), cv2.COLOR_BGR2GRAY), track=True)
+        assert np.array_equal(warm.H, cold.H)
+    assert calls == []
+
+
+@pytest.mark.parametrize("dx,dy", [(1, 0), (0, -2), (3, 3)])
+def test_a_board_moved_by_a_pixel_is_located_afresh(dx, dy):
+    """A board (or camera) moved by even a pixel since the markers were found is searched again, and located where it now is."""
+    frame = render_frame({}, "board-11", seed=8, condition="museum")
+    loc = _localiser()
+    gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+    cold = loc.locate(gray, track=False)
+    moved = np.roll(gray, (dy, dx), axis=(0, 1))
+    warm = loc.locate(moved, track=True)
+    points = np.array([[[0.0, 0.0]], [[400.0, 400.0]], [[0.0, 400.0]]])
+    seen = cv2.perspectiveTransform(points, warm.H).reshape(-1, 2)
+    truth = cv2.perspectiveTransform(points, cold.H).reshape(-1, 2) + [dx, dy]
+    assert np.abs(seen - truth).max() < 0.3
+
+
+def test_a_hand_over_a_marker_of_a_still_board_refuses_the_frame():
+    """The still check is no way round a covered marker: the frame is refused, naming it."""
+    loc = _localiser()
+    seen = render_frame({}, "board-11", seed=8, condition="museum")
+    loc.locate(cv2.cvtColor(seen.image, cv2.COLOR_BGR2GRAY), track=False)
+    loc.locate(cv2.cvtColor(_noisy(seen.image, 1), cv2.COLOR_BGR2GRAY), track=True)
+    covered = render_frame({}, "board-11", seed=8, condition="museum", hide_markers=(3,))
+    with pytest.raises(NotReadable, match="markers not found: 3"):
+        loc.locate(cv2.cvtColor(covered.image, cv2.COLOR_BGR2GRAY), track=True)
 
 
 def test_calibrated_lens_is_undistorted():

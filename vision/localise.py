@@ -64,6 +64,15 @@ FIT_RING_CONTRAST = 12.0
 # its last place must lie within this many widths of it.
 TRACK_MOVED = 0.15
 TRACK_SLIDE = 0.5
+# A still board (`_still`): each marker's picture, with STILL_MARGIN of its width round it, as it
+# was when the markers were last found; a frame whose four patches match those (normalised
+# correlation at least STILL_MATCH, best within half a pixel of the same place among shifts of
+# up to STILL_SHIFT px) keeps those places. A patch flatter than STILL_CONTRAST grey levels (std)
+# has nothing to match on.
+STILL_MARGIN = 0.25
+STILL_MATCH = 0.9
+STILL_SHIFT = 2
+STILL_CONTRAST = 8.0
 
 
 class NotReadable(Exception):
@@ -475,6 +484,35 @@ class BoardLocaliser:
         score = _correlation_level(patch[loc[1]:loc[1] + size, loc[0]:loc[0] + size], template)
         return float(score), _square_in_picture(M, x, y, side)
 
+    @staticmethod
+    def _still(gray: np.ndarray, patches: dict[int, tuple[int, int, np.ndarray]]) -> bool:
+        """True when every marker's picture is where it was when the markers were last found.
+
+        The camera is mounted and the board lies still most of a game: then
+        the markers' places found in an earlier frame stand, and searching
+        for them again (a third of a dim frame's reading time) would only
+        add the sensor's noise to their corners. Each marker's patch, as it
+        was when the markers were last found (not the last frame's: a slow
+        drift must not be followed a little each frame), is matched at
+        shifts of up to STILL_SHIFT pixels; the best match must be at no
+        shift, and at least STILL_MATCH. A hand over a marker, a bumped
+        board or camera fails it and the markers are searched afresh.
+        Light that changes evenly over a patch (a passing shadow) does not:
+        the correlation is normalised.
+        """
+        if len(patches) == 0:
+            return False
+        h, w = gray.shape[:2]
+        for x0, y0, patch in patches.values():
+            x1, y1 = x0 + patch.shape[1], y0 + patch.shape[0]
+            if x0 < STILL_SHIFT or y0 < STILL_SHIFT or x1 + STILL_SHIFT > w or y1 + STILL_SHIFT > h:
+                return False
+            area = gray[y0 - STILL_SHIFT:y1 + STILL_SHIFT, x0 - STILL_SHIFT:x1 + STILL_SHIFT]
+            _, best, _, loc = cv2.minMaxLoc(cv2.matchTemplate(area, patch, cv2.TM_CCOEFF_NORMED))
+            if best < STILL_MATCH or loc != (STILL_SHIFT, STILL_SHIFT):
+                return False
+        return True
+
     def _detect_near(self, gray: np.ndarray, previous: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
         """Markers looked for only around where they were in the last frame (the camera is mounted)."""
         h, w = gray.shape[:2]
@@ -536,8 +574,12 @@ class BoardLocaliser:
         not found refuses the frame (MARKERS_LOST), whatever hides it.
         """
         found: dict[int, np.ndarray] = {}
+        anchor = None
         if track and self._previous and self._previous.get("shape") == gray.shape:
-            found = self._detect_near(gray, self._previous["quads"])
+            if self._still(gray, self._previous["patches"]):
+                found, anchor = dict(self._previous["quads"]), self._previous["patches"]
+            else:
+                found = self._detect_near(gray, self._previous["quads"])
             if len(found) < len(self.markers.ids):
                 self._search_near(gray, found, self._previous["quads"])
         if len(found) < len(self.markers.ids):
@@ -556,7 +598,10 @@ class BoardLocaliser:
             self._search_soft(gray, found)
         if 2 <= len(found) < len(self.markers.ids):
             self._search_missing(gray, found, self._fit_at)
-        self._previous = {"shape": gray.shape, "quads": dict(found)} if len(found) == len(self.markers.ids) else None
+        self._previous = None
+        if len(found) == len(self.markers.ids):
+            self._previous = {"shape": gray.shape, "quads": dict(found),
+                              "patches": anchor if anchor is not None else _still_patches(gray, found)}
         missing = [i for i in self.markers.ids if i not in found]
         if missing:
             raise NotReadable(f"{MARKERS_LOST}: " + ", ".join(str(i) for i in missing))
@@ -619,6 +664,24 @@ class BoardLocaliser:
             px_per_mm = math.sqrt(abs(np.linalg.det(G[:2, :2]))) / abs(G[2, 2]) if G[2, 2] else 1.0
             f = px_per_mm * self.distance_mm
         return np.array([[f, 0, cx], [0, f, cy], [0, 0, 1]], np.float64)
+
+
+def _still_patches(gray: np.ndarray, found: dict[int, np.ndarray]) -> dict[int, tuple[int, int, np.ndarray]]:
+    """Each marker's picture with STILL_MARGIN of its width round it: (x0, y0, patch), for BoardLocaliser._still.
+
+    Empty when any patch is too flat to match on (a dim, blurred marker): such a board is searched each frame.
+    """
+    h, w = gray.shape[:2]
+    out: dict[int, tuple[int, int, np.ndarray]] = {}
+    for mid, quad in found.items():
+        side = _side(quad)
+        x0, y0 = np.maximum(np.floor(quad.min(0) - STILL_MARGIN * side).astype(int), 0)
+        x1, y1 = np.ceil(quad.max(0) + STILL_MARGIN * side).astype(int)
+        patch = gray[y0:min(y1, h), x0:min(x1, w)].copy()
+        if patch.shape[0] < 8 or patch.shape[1] < 8 or float(patch.std()) < STILL_CONTRAST:
+            return {}
+        out[mid] = (int(x0), int(y0), patch)
+    return out
 
 
 def _side(quad: np.ndarray) -> float:
