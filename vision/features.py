@@ -133,8 +133,8 @@ class FeatureExtractor:
         cols = np.clip(c[:, None, 0] + offsets[None, :, 0], 0, n - 1)
         rows = np.clip(c[:, None, 1] + offsets[None, :, 1], 0, n - 1)
         flat = img.reshape(n * n, -1) if img.ndim == 3 else img.reshape(-1)
-        out = flat[rows * n + cols]
-        return out.astype(np.float32) + 1.0
+        # take() and one pass to float32: several times faster than indexing and then converting
+        return np.add(flat.take(rows * n + cols, axis=0), np.float32(1.0), dtype=np.float32)
 
     def _plain_reference(self, ref_lum: np.ndarray) -> np.ndarray:
         """Per square, the median of a wood measure (brightness, chroma) over the plain squares in the 5x5 round it."""

@@ -181,6 +181,5 @@ class GlareEstimator:
         """The rectified picture without the veil (uint8; clipped pixels stay as flat as they were)."""
         if not glare.any:
             return rect
-        out = rect.astype(np.float32)
-        out -= glare.image[..., None]
+        out = np.subtract(rect, glare.image[..., None], dtype=np.float32)     # one pass, no float copy first
         return np.clip(out, 0, 255, out=out).astype(np.uint8)

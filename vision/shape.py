@@ -95,6 +95,14 @@ SEARCH_SHIFT = 0.45
 SEARCH_DIRECTIONS = 6
 
 
+def _flat_index(pts: np.ndarray, n: int) -> np.ndarray:
+    """Index into an n x n picture's flattened pixels of the pixel nearest each (column, row) point, kept
+    on the picture: one take from the flat array is twice as fast as indexing by rows and columns."""
+    px = np.round(pts).astype(np.int32)
+    np.clip(px, 0, n - 1, out=px)
+    return px[..., 1] * n + px[..., 0]
+
+
 def _rim(steps: np.ndarray, whole: np.ndarray) -> np.ndarray:
     """Median over rays of the sharpest step against the whole step (0 where there is no step)."""
     sharp = steps.max(-1) / np.maximum(whole, 1.0)
@@ -123,10 +131,8 @@ class OutlineMeter:
         pixel_noise(gray), and `fine`: fine_detail(gray), when the caller has them already; `search`:
         (squares,) bool, where to look for the wall round tops off the expected one as well (_searched_wall)."""
         n = gray.shape[0]
-        pts = np.round(tops[:, None, None, :] + self.offsets[None]).astype(np.int32)     # (S, R, K, 2)
-        cols = np.clip(pts[..., 0], 0, n - 1)
-        rows = np.clip(pts[..., 1], 0, n - 1)
-        prof = gray[rows, cols].astype(np.float32)                                      # (S, R, K)
+        at = _flat_index(tops[:, None, None, :] + self.offsets[None], n)                 # (S, R, K)
+        prof = gray.ravel().take(at).astype(np.float32)
         inside = prof[..., :3].mean(-1)
         outside = prof[..., -3:].mean(-1)
         whole = inside - outside                                                        # (S, R)
@@ -134,7 +140,7 @@ class OutlineMeter:
         if noise is None:
             noise = pixel_noise(gray) if fine is None else noise_of(fine)
         blurred = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), WALL_BLUR)
-        soft = blurred[rows, cols]                                                      # (S, R, K)
+        soft = blurred.ravel().take(at)                                                 # (S, R, K)
         wall = self._wall(soft, tops, centres)
         if wood_px is None:
             wood_noise = np.full(len(tops), noise)
@@ -178,8 +184,7 @@ class OutlineMeter:
             return wall
         n = blurred.shape[0]
         moved = (tops[todo, None, :] + self.moves[None]).reshape(-1, 2)               # (T x directions, 2)
-        pts = np.round(moved[:, None, None, :] + self.offsets[None]).astype(np.int32)
-        ring = blurred[np.clip(pts[..., 1], 0, n - 1), np.clip(pts[..., 0], 0, n - 1)]
+        ring = blurred.ravel().take(_flat_index(moved[:, None, None, :] + self.offsets[None], n))
         around = None if centres is None else np.repeat(np.asarray(centres)[todo], len(self.moves), 0)
         best = wall.copy()
         best[todo] = np.maximum(wall[todo], self._wall(ring, moved, around).reshape(len(todo), -1).max(1))
