@@ -137,6 +137,19 @@ class BoardWatch:
             return False
         return self.ask_again(event)
 
+    @staticmethod
+    def untouched_in_doubt(event: StableEvent, diff: dict[int, Piece | None], touched: frozenset[int]) -> set[int]:
+        """The squares of `diff` (what the camera reads against what should be there) that lie outside
+        `touched` and are read below SURE: there the camera has no evidence that anything changed.
+
+        WHY: after the robot's own move, the squares it did not touch hold what they held before; a
+        square the camera cannot make out there (a glare patch, a dim corner: MAX_UNSURE_FRAMES more
+        pictures did not settle it) is no sign of a disturbed board, and asking a person to fix a
+        board nobody disturbed stops the kiosk until staff come. A sure difference there (a piece
+        knocked over, a visitor's hand) still counts.
+        """
+        return {sq for sq in diff if sq not in touched and event.confidence[sq] < SURE}
+
     def confirm(self, squares: dict[int, Piece]) -> None:
         """The still board showed exactly `squares`: let the reader learn the look."""
         if self.reading is None:

@@ -19,6 +19,7 @@ from engine import Piece, square_name
 from robot.layout import Location, TableLayout
 from robot.planner import MotionPlanner, PlanError
 from vision.inference import pieces_of
+from vision.stability import StableEvent
 
 from kiosk.activity import IDLE_ACTIVITY, ActivityCode, RobotActivity, activity_for
 from kiosk.board_watch import BoardWatch
@@ -144,10 +145,28 @@ class RobotJobs:
         diff = diff_squares(observed, goal.target)
         if diff and self.watch.unsure(still, observed, goal.target):
             return
+        if diff and goal.scope is not None:
+            observed, diff = self._keep_untouched(goal, still, observed, diff)
         if not diff:
             self._reached(goal, observed)
             return
         self._plan(goal, observed, diff)
+
+    def _keep_untouched(self, goal: Goal, still: StableEvent, observed: dict[int, Piece],
+                        diff: dict[int, Piece | None]) -> tuple[dict[int, Piece], dict[int, Piece | None]]:
+        """`observed` and `diff` with the squares outside the goal's scope that the camera could not
+        make out taken as they were (BoardWatch.untouched_in_doubt): only the rest is acted on."""
+        assert goal.scope is not None
+        kept = self.watch.untouched_in_doubt(still, diff, goal.scope)
+        if not kept:
+            return observed, diff
+        size = self.host.board_size()
+        names = [square_name(sq, size) for sq in sorted(kept)]
+        log.info("camera unsure at %s, which the robot did not touch: taken as it was", ", ".join(names))
+        self.host.record("unsure_untouched", squares=names)
+        observed = {sq: p for sq, p in observed.items() if sq not in kept}
+        observed.update({sq: goal.target[sq] for sq in kept if sq in goal.target})
+        return observed, {sq: p for sq, p in diff.items() if sq not in kept}
 
     def _reached(self, goal: Goal, observed: dict[int, Piece]) -> None:
         self.watch.confirm(observed)

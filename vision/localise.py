@@ -563,7 +563,9 @@ class BoardLocaliser:
     def locate(self, gray: np.ndarray, track: bool = True) -> BoardView:
         """The board's pose in this frame; raises NotReadable.
 
-        With `track`, the markers are first looked for near their places in
+        With `track`, a still board keeps the places its markers were last
+        found at (`_still`: each marker's picture matches where it was);
+        else the markers are first looked for near their places in
         the previous frame (a few small crops instead of the whole frame),
         a marker missed there looked for round its last place (`_search_near`);
         the whole frame is searched when that does not find all four: with
