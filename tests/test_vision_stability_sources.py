@@ -7,7 +7,7 @@ from engine import Board
 from vision.localise import NotReadable
 from vision.reader import BoardReader
 from vision.renderer import render_frame
-from vision.sources import CameraSource, ImageFolderSource, VideoFileSource, frames, open_source
+from vision.sources import CAPTURE_BUFFERS, CameraSource, ImageFolderSource, VideoFileSource, frames, open_source
 from vision.stability import StabilityTracker, square_means
 
 
@@ -124,3 +124,35 @@ def _write_video(path, frame, count: int):
         writer.write(frame)
     writer.release()
     return path
+
+
+class _RecordingCapture:
+    """What CameraSource asks of an opened device (a real UVC camera is not on a CI machine)."""
+
+    def __init__(self) -> None:
+        self.props: dict[int, float] = {}
+
+    def isOpened(self) -> bool:
+        return True
+
+    def set(self, prop: int, value: float) -> bool:
+        self.props[prop] = value
+        return True
+
+    def read(self):
+        return True, np.zeros((720, 1280, 3), np.uint8)
+
+    def release(self) -> None:
+        pass
+
+
+def test_the_camera_is_asked_for_its_size_rate_and_one_queued_frame():
+    """A frame queued in the driver is older than its stamp: the source asks for one buffer
+    (vision/sources.py CAPTURE_BUFFERS), with the configured size and rate."""
+    cap = _RecordingCapture()
+    cam = CameraSource("0", width=1280, height=720, fps=30, opener=lambda dev: cap)
+    frame, stamp = cam.read()
+    assert frame.shape == (720, 1280, 3) and stamp > 0
+    assert cap.props[cv2.CAP_PROP_BUFFERSIZE] == CAPTURE_BUFFERS == 1
+    assert (cap.props[cv2.CAP_PROP_FRAME_WIDTH], cap.props[cv2.CAP_PROP_FRAME_HEIGHT],
+            cap.props[cv2.CAP_PROP_FPS]) == (1280, 720, 30)

@@ -18,6 +18,11 @@ import numpy as np
 from calibration.config import CameraConfig
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
+# Frames the camera driver may hold for us (V4L2 queues four by default). A frame waiting in that
+# queue was taken before it is read and stamped: after the gantry stops, four queued frames would be
+# up to 130 ms older than their stamps and could show the board before the stop. One buffer keeps
+# every frame read within a frame interval of its stamp; a driver that needs more takes its minimum.
+CAPTURE_BUFFERS = 1
 
 
 class FrameSource(Protocol):
@@ -62,10 +67,13 @@ class CameraSource:
         cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)
         cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
         cap.set(cv2.CAP_PROP_FPS, self.fps)
+        cap.set(cv2.CAP_PROP_BUFFERSIZE, CAPTURE_BUFFERS)
         self._cap = cap
         return True
 
     def read(self) -> tuple[np.ndarray, float] | None:
+        """The next frame and its stamp, taken before the driver hands it over: a frame the driver
+        had to wait for is stamped a little before it was taken, never after (see CAPTURE_BUFFERS)."""
         now = time.monotonic()
         if self._cap is None:
             if now < self._next_try:
