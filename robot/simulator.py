@@ -243,6 +243,12 @@ class GrblSimulator:
         return self._master is not None
 
     @property
+    def output_pending(self) -> bool:
+        """True while GRBL has bytes it has not yet written to the port (its banner just after start)."""
+        with self._lock:
+            return bool(self._out)
+
+    @property
     def machine_position(self) -> tuple[float, float]:
         """Where the carriage physically is (machine mm)."""
         with self._lock:
