@@ -42,6 +42,9 @@ def _frame(condition: str, seed0: int, k: int):
     ("museum", 73_000_000, 23, ("e8",), "soft spot on a camp"),
     # an empty square at a veil's edge: its wood, under the veil, no darker than the line beside it
     ("hard", 13_000_000, 7, ("d9",), "line no darker than the wood"),
+    # the king on the throne under a veil, his disc plainly lit with a sharp rim, read as a sure empty
+    # throne: with the veil's estimate taken off, his top was no lighter than the plain wood round it
+    ("museum", 11_000_000, 97, ("f6",), "rimmed light disc on a marked square"),
 ])
 def test_a_square_once_read_wrong_and_sure_is_now_held_back_or_right(condition, seed0, k, squares, why):
     reading, truth, size = _frame(condition, seed0, k)

@@ -216,6 +216,13 @@ class BoardReader:
         # his crown only among squares that pass
         plain_ok = lighter_than_plain(feats.values[:, PLAIN_LUM] if feats.plain_clear is None else feats.plain_clear,
                                       self.marked)
+        # ... with the veil taken off, or as taken where its disc plainly has a light piece's rim, as sharp
+        # as the frame's plain light pieces' (with_outline): the veil's estimate is carried over a marked
+        # square from the plain wood round it and may be off by as much as the piece stands out there,
+        # while a soft spot of light on bare fill stays below the plain wood as taken too
+        if feats.plain_clear is not None:
+            as_taken = lighter_than_plain(feats.values[:, PLAIN_LUM], self.marked)
+            plain_ok = np.maximum(plain_ok, as_taken * evidence.light_seen * evidence.light_rim)
         # what is left of a piece on wood clipped white: its shaded wall or shadow round the top
         evidence = with_wall(evidence, outline, feats.wood_lum, glare.share, plain_ok)
         keep_d = light_keep(evidence, outline.lift) * plain_ok
