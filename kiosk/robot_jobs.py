@@ -146,18 +146,18 @@ class RobotJobs:
         if diff and self.watch.unsure(still, observed, goal.target):
             return
         if diff and goal.scope is not None:
-            observed, diff = self._keep_untouched(goal, still, observed, diff)
+            observed, diff = self._keep_untouched(goal.scope, goal.target, still, observed, diff)
         if not diff:
             self._reached(goal, observed)
             return
         self._plan(goal, observed, diff)
 
-    def _keep_untouched(self, goal: Goal, still: StableEvent, observed: dict[int, Piece],
-                        diff: dict[int, Piece | None]) -> tuple[dict[int, Piece], dict[int, Piece | None]]:
-        """`observed` and `diff` with the squares outside the goal's scope that the camera could not
-        make out taken as they were (BoardWatch.untouched_in_doubt): only the rest is acted on."""
-        assert goal.scope is not None
-        kept = self.watch.untouched_in_doubt(still, diff, goal.scope)
+    def _keep_untouched(self, scope: frozenset[int], target: dict[int, Piece], still: StableEvent,
+                        observed: dict[int, Piece], diff: dict[int, Piece | None]
+                        ) -> tuple[dict[int, Piece], dict[int, Piece | None]]:
+        """`observed` and `diff` with the squares outside `scope` that the camera could not make out
+        taken as `target` has them (BoardWatch.untouched_in_doubt): only the rest is acted on."""
+        kept = self.watch.untouched_in_doubt(still, diff, scope)
         if not kept:
             return observed, diff
         size = self.host.board_size()
@@ -165,7 +165,7 @@ class RobotJobs:
         log.info("camera unsure at %s, which the robot did not touch: taken as it was", ", ".join(names))
         self.host.record("unsure_untouched", squares=names)
         observed = {sq: p for sq, p in observed.items() if sq not in kept}
-        observed.update({sq: goal.target[sq] for sq in kept if sq in goal.target})
+        observed.update({sq: target[sq] for sq in kept if sq in target})
         return observed, {sq: p for sq, p in diff.items() if sq not in kept}
 
     def _reached(self, goal: Goal, observed: dict[int, Piece]) -> None:

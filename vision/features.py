@@ -31,7 +31,7 @@ import numpy as np
 
 from calibration.config import PieceConfig
 from calibration.geometry import BoardGeometry
-from vision.rectify import RectifiedFrame
+from vision.rectify import RectifiedFrame, pixel_index
 from vision.robust import nanmedian
 
 # A wood patch with a channel above this (8 bit, +1 as gathered) is near the sensor's clipping: its
@@ -129,12 +129,9 @@ class FeatureExtractor:
     def _gather(self, img: np.ndarray, centres: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """Pixels at centre + offset for every square: (squares, offsets[, channels]), as float32."""
         n = img.shape[0]
-        c = np.round(centres).astype(np.int32)
-        cols = np.clip(c[:, None, 0] + offsets[None, :, 0], 0, n - 1)
-        rows = np.clip(c[:, None, 1] + offsets[None, :, 1], 0, n - 1)
+        at = pixel_index(np.round(centres)[:, None, :] + offsets[None], n)     # the offsets from the centre's pixel
         flat = img.reshape(n * n, -1) if img.ndim == 3 else img.reshape(-1)
-        # take() and one pass to float32: several times faster than indexing and then converting
-        return np.add(flat.take(rows * n + cols, axis=0), np.float32(1.0), dtype=np.float32)
+        return np.add(flat.take(at, axis=0), np.float32(1.0), dtype=np.float32)    # one pass to float32
 
     def _plain_reference(self, ref_lum: np.ndarray) -> np.ndarray:
         """Per square, the median of a wood measure (brightness, chroma) over the plain squares in the 5x5 round it."""

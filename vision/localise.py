@@ -66,8 +66,8 @@ TRACK_MOVED = 0.15
 TRACK_SLIDE = 0.5
 # A still board (`_still`): each marker's picture, with STILL_MARGIN of its width round it, as it
 # was when the markers were last found; a frame whose four patches match those (normalised
-# correlation at least STILL_MATCH, best within half a pixel of the same place among shifts of
-# up to STILL_SHIFT px) keeps those places. A patch flatter than STILL_CONTRAST grey levels (std)
+# correlation at least STILL_MATCH, best at no shift among shifts of up to STILL_SHIFT px)
+# keeps those places. A patch flatter than STILL_CONTRAST grey levels (std)
 # has nothing to match on.
 STILL_MARGIN = 0.25
 STILL_MATCH = 0.9
@@ -490,7 +490,7 @@ class BoardLocaliser:
 
         The camera is mounted and the board lies still most of a game: then
         the markers' places found in an earlier frame stand, and searching
-        for them again (a third of a dim frame's reading time) would only
+        for them again (a sixth of a dim frame's reading time) would only
         add the sensor's noise to their corners. Each marker's patch, as it
         was when the markers were last found (not the last frame's: a slow
         drift must not be followed a little each frame), is matched at

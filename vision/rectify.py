@@ -38,6 +38,15 @@ class RectifiedFrame:
         return np.stack([(xy[..., 0] + m) * s - 0.5, (w + m - xy[..., 1]) * s - 0.5], -1)
 
 
+def pixel_index(pts: np.ndarray, n: int) -> np.ndarray:
+    """Index into an n x n picture's flattened pixels of the pixel nearest each (column, row) point,
+    kept on the picture: one take() from the flat array is several times faster than indexing by
+    rows and columns (vision/features.py, vision/shape.py sample thousands of points a frame)."""
+    px = np.round(pts).astype(np.int32)
+    np.clip(px, 0, n - 1, out=px)
+    return px[..., 1] * n + px[..., 0]
+
+
 def rectified_frame(geometry: BoardGeometry, px_per_square: int = 48) -> RectifiedFrame:
     return RectifiedFrame(ppm=px_per_square / geometry.pitch, margin_mm=geometry.pitch / 2, width_mm=geometry.width)
 

@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 
 from vision.position import SquareClass
+from vision.rectify import pixel_index
 
 RAYS = 24
 INNER = 0.55           # radii (piece radii) the profile starts at (outside the king's crown) ...
@@ -95,14 +96,6 @@ SEARCH_SHIFT = 0.45
 SEARCH_DIRECTIONS = 6
 
 
-def _flat_index(pts: np.ndarray, n: int) -> np.ndarray:
-    """Index into an n x n picture's flattened pixels of the pixel nearest each (column, row) point, kept
-    on the picture: one take from the flat array is twice as fast as indexing by rows and columns."""
-    px = np.round(pts).astype(np.int32)
-    np.clip(px, 0, n - 1, out=px)
-    return px[..., 1] * n + px[..., 0]
-
-
 def _rim(steps: np.ndarray, whole: np.ndarray) -> np.ndarray:
     """Median over rays of the sharpest step against the whole step (0 where there is no step)."""
     sharp = steps.max(-1) / np.maximum(whole, 1.0)
@@ -131,7 +124,7 @@ class OutlineMeter:
         pixel_noise(gray), and `fine`: fine_detail(gray), when the caller has them already; `search`:
         (squares,) bool, where to look for the wall round tops off the expected one as well (_searched_wall)."""
         n = gray.shape[0]
-        at = _flat_index(tops[:, None, None, :] + self.offsets[None], n)                 # (S, R, K)
+        at = pixel_index(tops[:, None, None, :] + self.offsets[None], n)                 # (S, R, K)
         prof = gray.ravel().take(at).astype(np.float32)
         inside = prof[..., :3].mean(-1)
         outside = prof[..., -3:].mean(-1)
@@ -184,7 +177,7 @@ class OutlineMeter:
             return wall
         n = blurred.shape[0]
         moved = (tops[todo, None, :] + self.moves[None]).reshape(-1, 2)               # (T x directions, 2)
-        ring = blurred.ravel().take(_flat_index(moved[:, None, None, :] + self.offsets[None], n))
+        ring = blurred.ravel().take(pixel_index(moved[:, None, None, :] + self.offsets[None], n))
         around = None if centres is None else np.repeat(np.asarray(centres)[todo], len(self.moves), 0)
         best = wall.copy()
         best[todo] = np.maximum(wall[todo], self._wall(ring, moved, around).reshape(len(todo), -1).max(1))
