@@ -43,3 +43,50 @@ def test_the_yellowest_light_piece_is_the_best_guess_for_a_king_whose_crown_is_p
     assert int(probs[king].argmax()) == k, f"the king read {np.round(probs[king], 2)}"
     assert probs[king].max() < SURE, "a king whose crown is pale is only a guess"
     assert [int(sq) for sq in np.nonzero(probs.argmax(1) == k)[0]] == [king]
+
+
+@pytest.mark.parametrize("seed0,seed", [(11_000_000, 11_037_017), (11_000_000, 11_027_017)])
+def test_the_light_piece_on_the_throne_is_the_best_guess_when_no_crown_stands_out(seed0, seed):
+    """Hard light, a king on the throne (board-11 f6, board-9 e5) whose crown no veil-free look
+    shows: every light piece had a king's share of 0.15 and no top was yellowest by the gap, so
+    the king's best guess was "defender". The king starts on the throne, and in three of the
+    four rule sets no other piece may stop there: the throne's light piece is the guess."""
+    samples = foreign_vision.sample_positions((seed - seed0 - 17) // 1000 + 1,
+                                              seed0 + 7919 * (1 + foreign_renderer.CONDITIONS.index("hard")))
+    sample = samples[-1]
+    image = foreign_renderer.render(sample.board, sample.position, seed=seed, condition="hard")
+    size = Config().boards[sample.board].squares
+    truth = foreign_vision.truth_classes(sample.position, size)
+    probs = BoardReader(Config(), sample.board).read(image).probabilities
+    k = int(SquareClass.KING)
+    throne = (size // 2) * size + size // 2
+    assert int(truth[throne]) == k
+    assert int(probs[throne].argmax()) == k, f"the king read {np.round(probs[throne], 2)}"
+    assert probs[throne].max() < SURE, "a king known only by his square is a guess"
+    assert [int(sq) for sq in np.nonzero(probs.argmax(1) == k)[0]] == [throne]
+
+
+def _light(n: int, squares: dict[int, tuple[float, float, float, float]]) -> np.ndarray:
+    p = np.tile([0.9, 0.05, 0.04, 0.01], (n, 1))
+    for sq, row in squares.items():
+        p[sq] = row
+    return p
+
+
+def test_the_throne_guess_gives_way_to_a_crown_and_to_a_king_seen():
+    from vision.classifier import SquareClassifier
+    n, throne = 121, 60
+    hidden = (0.0, 0.0, 0.85, 0.15)
+    k = int(SquareClass.KING)
+    p = _light(n, {throne: hidden, 10: hidden, 30: hidden})
+    flat = np.zeros(n)
+    assert SquareClassifier.likeliest_king(p, flat, throne)[throne].argmax() == k
+    assert SquareClassifier.likeliest_king(p, flat, None)[throne].argmax() != k, "no throne given, no guess"
+    gold = flat.copy()
+    gold[30] = -0.3                       # one top plainly yellower than the others: the crown decides
+    guessed = SquareClassifier.likeliest_king(p, gold, throne)
+    assert guessed[30].argmax() == k and guessed[throne].argmax() != k
+    seen = _light(n, {throne: hidden, 10: (0.0, 0.0, 0.2, 0.8)})
+    assert SquareClassifier.likeliest_king(seen, flat, throne)[throne].argmax() != k, "the king is seen elsewhere"
+    empty_throne = _light(n, {10: hidden, 30: hidden})
+    assert SquareClassifier.likeliest_king(empty_throne, flat, throne)[throne].argmax() == int(SquareClass.EMPTY)

@@ -279,8 +279,9 @@ class SquareClassifier:
         return p
 
     @staticmethod
-    def likeliest_king(p: np.ndarray, crown: np.ndarray | None) -> np.ndarray:
-        """No square holds the king: the light piece with the yellowest top is the best guess for him.
+    def likeliest_king(p: np.ndarray, crown: np.ndarray | None, throne: int | None = None) -> np.ndarray:
+        """No square holds the king: the light piece with the yellowest top is the best guess for him,
+        or else the light piece on the throne.
 
         WHY: the king is on the board, and he is the only light piece with a
         gold crown. A veil adds white light, which pales the crown (so no
@@ -289,17 +290,29 @@ class SquareClassifier:
         KING_GUESS_GAP over the next, is likelier the king than a defender. It
         gets KING_GUESS of its light share: the best guess, never a sure king
         (the others keep KING_HIDDEN).
+
+        Where no top is yellowest by that gap, a light piece on the `throne`
+        (the centre square) is the guess: the king starts there in all four
+        rule sets, and in three of them (Copenhagen, York, Tablut; Throw Board
+        with variation 1) no other piece may stop there (docs/rules.md). Hard
+        light, development seeds 11M-15M: 12 of 20 kings read "defender" for
+        want of a king anywhere stood on the throne.
         """
         k, d = int(SquareClass.KING), int(SquareClass.DEFENDER)
+        if p[:, k].max() >= KING_FOUND:
+            return p
         light = p[:, d] + p[:, k]
         idx = np.nonzero(light >= KING_FOUND)[0]
-        if crown is None or p[:, k].max() >= KING_FOUND or len(idx) < 2:
+        cand = None
+        if crown is not None and len(idx) >= 2:
+            gold = np.asarray(crown, np.float64)[idx]
+            order = np.argsort(gold)
+            if gold[order[1]] - gold[order[0]] >= KING_GUESS_GAP:
+                cand = int(idx[order[0]])
+        if cand is None and throne is not None and light[throne] >= KING_FOUND:
+            cand = throne
+        if cand is None:
             return p
-        gold = np.asarray(crown, np.float64)[idx]
-        order = np.argsort(gold)
-        if gold[order[1]] - gold[order[0]] < KING_GUESS_GAP:
-            return p
-        cand = idx[order[0]]
         if KING_GUESS * light[cand] <= max(p[cand, int(SquareClass.EMPTY)], p[cand, int(SquareClass.ATTACKER)]):
             return p                    # splitting his light would hand the square to another class
         p = p.copy()

@@ -35,6 +35,11 @@ def pieces_from_classes(classes: list[SquareClass] | list[int]) -> dict[int, str
     return {sq: SquareClass(c).letter for sq, c in enumerate(classes) if SquareClass(c) != SquareClass.EMPTY}
 
 
+def throne_square(size: int) -> int:
+    """The centre square, the throne (Tablut's castle): where the king starts in every rule set."""
+    return (size // 2) * size + size // 2
+
+
 def marked_squares(size: int) -> frozenset[int]:
     """Squares drawn with the darker fill (docs/hardware.md, "Boards").
 
@@ -44,7 +49,7 @@ def marked_squares(size: int) -> frozenset[int]:
     """
     mid = size // 2
     sq = lambda f, r: r * size + f  # noqa: E731
-    marks = {sq(mid, mid)}
+    marks = {throne_square(size)}
     if size == 9:
         for k in (mid - 1, mid, mid + 1):
             marks |= {sq(k, 0), sq(k, size - 1), sq(0, k), sq(size - 1, k)}

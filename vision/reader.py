@@ -24,7 +24,7 @@ from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvid
                           with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_crossing, arm_region, foreign_squares
-from vision.position import SquareClass, marked_squares, pieces_from_classes
+from vision.position import SquareClass, marked_squares, pieces_from_classes, throne_square
 from vision.rectify import rectified_frame, rectify
 
 PLAIN_LUM, RING = FEATURE_NAMES.index("plain_lum"), FEATURE_NAMES.index("ring")
@@ -143,6 +143,7 @@ class BoardReader:
         self.band = FrameBandChecker(self.geometry, self.frame)
         self.marked = np.zeros(self.size * self.size, bool)
         self.marked[list(marked_squares(self.size))] = True
+        self.throne = throne_square(self.size)
         pc = self.config.pieces
         self.outline = OutlineMeter(self.extractor.radius_mm * self.frame.ppm,
                                     (self.geometry.pitch - self.geometry.spec.line_width_mm) / 2 * self.frame.ppm)
@@ -271,8 +272,9 @@ class BoardReader:
             probs[blown] = no_surer_than(fallback[blown], np.full(int(blown.sum()), BLOWN_SURE))
         # the square the colour gave the king may have lost him to the doubt: then he is unseen
         probs = SquareClassifier.hidden_king(probs)
-        # ... and then the light piece with the yellowest top is the best guess for him (never a sure one)
-        probs = SquareClassifier.likeliest_king(probs, feats.crown)
+        # ... and then the light piece with the yellowest top, or else the one on the throne, is the best
+        # guess for him (never a sure one)
+        probs = SquareClassifier.likeliest_king(probs, feats.crown, self.throne)
         return Reading(probabilities=probs, features=feats, view=view, rectified=rect, size=self.size, glare=glare,
                        outline=outline)
 
