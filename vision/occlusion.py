@@ -14,6 +14,16 @@ lit by the same lamps as the wood and shades it), so a patch whose every
 crossing is that bright is glare, not a hand. Colour tests
 for skin would fail on wood, which is skin-coloured.
 
+Wood clipped white round a crossing is never taken as covered on its own: the
+camera kept no line there to judge. But a pale arm under a bright lamp clips
+white along its top too, and then only its shaded edge hides crossings the
+ordinary way, one here and one there, never two side by side (museum light,
+development seeds 15,025,029: an arm over a3-d3 hid six crossings, four of
+them clipped, and was read as a board). A clipped crossing whose line is gone
+next to one hidden where the camera has not squeezed the line (NEAR_WHITE) is
+the rest of that arm; a veil's core fades out over crossings whose lines
+still show.
+
 A crossing is hidden only when its line is gone, not merely faint: the
 line/wood ratio is blind to *why* a line is faint. A veil adds light to the
 line and the wood alike, so their ratio goes towards 1 while the line's
@@ -130,15 +140,20 @@ class GridChecker:
         ratio = np.maximum((line + 1) / (wood + 1), np.percentile((lines + 1) / (sides + 1), 30, axis=1))
         depth = np.minimum(wood - line, np.percentile(sides - lines, 70, axis=1))
         saturated = wood > CLIPPED
-        covered = ((ratio > self.hidden_ratio) & ~saturated).reshape(self.n, self.n)
         # the border crossings have the frame on one side, often as dark as the
         # line: they are reported but do not count as covered
-        covered[[0, -1], :] = False
-        covered[:, [0, -1]] = False
+        covered = ((ratio > self.hidden_ratio) & ~saturated).reshape(self.n, self.n) & inner(self.n)
         noise = pixel_noise(rect_gray) if noise is None else noise
         faint = (depth <= LINE_SNR * max(noise, 0.5)).reshape(self.n, self.n)
         grid = covered & faint
         wood_grid = wood.reshape(self.n, self.n)
+        # clipped wood is no sure sign of a hand (a veil's core clips and washes the lines out), but
+        # a clipped crossing whose line is gone next to one hidden on wood the camera has not
+        # squeezed (NEAR_WHITE) is the rest of what hid that one: a pale arm under a bright lamp clips
+        # white along its top, while a veil's core fades out over crossings whose lines still show
+        gone = ((ratio > self.hidden_ratio) & saturated).reshape(self.n, self.n) & faint & inner(self.n)
+        seen_hidden = grid & (wood_grid <= NEAR_WHITE)
+        grid = grid | (gone & cv2.dilate(seen_hidden.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool))
         return GridVisibility(hidden=grid, contrast=ratio.reshape(self.n, self.n),
                               largest_patch=self._largest(grid, wood_grid), wood=wood_grid,
                               covered=covered, faint=faint, washed=np.zeros_like(grid))
@@ -211,6 +226,13 @@ class GridChecker:
 
     def occluded(self, vis: GridVisibility) -> bool:
         return vis.largest_patch >= self.min_patch
+
+
+def inner(n: int) -> np.ndarray:
+    """(n, n) bool: the crossings off the playing area's border."""
+    out = np.zeros((n, n), bool)
+    out[1:-1, 1:-1] = True
+    return out
 
 
 def beside_clipped(wood: np.ndarray) -> np.ndarray:
