@@ -51,7 +51,7 @@ import cv2
 import numpy as np
 
 from calibration.geometry import BoardGeometry
-from vision.rectify import RectifiedFrame
+from vision.rectify import RectifiedFrame, pixel_index
 from vision.robust import nanmedian
 from vision.shape import pixel_noise
 
@@ -114,20 +114,27 @@ class GridChecker:
         pts = np.stack([X.ravel(), Y.ravel()], 1)[:, None, :] + diag_mm[None]
         inside = (pts > 0).all(2) & (pts < geometry.width).all(2)
         self.diag_weight = np.where(inside, 1.0, np.nan)
+        self._index: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def _samples(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Flat pixel indices in an n x n picture of the line samples (3 bands), the wood beside them
+        (2 sides) and the wood off the diagonals, round every crossing: fixed for a board, so worked
+        out once (each frame takes a few thousand samples; rounding them anew cost a third of the check)."""
+        if n not in self._index:
+            def at(offsets: np.ndarray) -> np.ndarray:
+                return pixel_index(self.crossings[:, None, :] + offsets[None], n)
+            self._index[n] = (np.stack([at(a) for a in self.arm_bands]), np.stack([at(a) for a in self.arm_sides]),
+                              at(self.diag))
+        return self._index[n]
 
     def check(self, rect_gray: np.ndarray, noise: float | None = None) -> GridVisibility:
         """Which grid crossings are hidden; `noise` is pixel_noise(rect_gray) when the caller has it already."""
-        g: np.ndarray = rect_gray.astype(np.float32)
-        g = cv2.blur(g, (3, 3))
-        n = g.shape[0]
-
-        def sample(offsets):
-            pts = np.clip(np.round(self.crossings[:, None, :] + offsets[None]).astype(int), 0, n - 1)
-            return g[pts[..., 1], pts[..., 0]]
-
-        lines = np.minimum.reduce([sample(a) for a in self.arm_bands])
-        sides = 0.5 * (sample(self.arm_sides[0]) + sample(self.arm_sides[1]))
-        wood = nanmedian(sample(self.diag) * self.diag_weight, 1)
+        g: np.ndarray = cv2.blur(rect_gray.astype(np.float32), (3, 3)).ravel()
+        bands, beside, diagonals = self._samples(rect_gray.shape[0])
+        lines = g.take(bands).min(0)
+        sides_each = g.take(beside)
+        sides = 0.5 * (sides_each[0] + sides_each[1])
+        wood = nanmedian(g.take(diagonals) * self.diag_weight, 1)
         # a line is judged against two references of wood, and is gone when it
         # is gone against either: the wood off the crossing's diagonals, and the
         # wood just beside each line sample, SIDE_PITCH of a square either side.
