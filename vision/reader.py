@@ -19,6 +19,7 @@ from vision.classifier import SquareClassifier
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
 from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, king_keep, light_keep,
+                          lit_dark_top,
                           light_step_short, lighter_than_plain, outline_match, pieces_need_a_rim,
                           fine_detail, noise_of, shape_agreement, shape_conflict, shape_fallback, with_outline,
                           with_wall)
@@ -246,7 +247,9 @@ class BoardReader:
         # than the configured one): the disc was looked for in the wrong place, not a sure empty
         missed = (probs[:, int(SquareClass.DEFENDER)] + probs[:, int(SquareClass.KING)]) \
             * (outline.lift < -NOT_LIGHTER) * (glare.share < VEIL_SHARE)
-        probs = pieces_need_a_rim(probs, evidence, outline.lift, plain_ok, keep_k)
+        # a dark piece on a marked square's darker fill, its top lit by a lamp's gloss: known by its outline
+        lit_top = lit_dark_top(outline, feats.wood_lum, glare.share, self.marked)
+        probs = pieces_need_a_rim(probs, evidence, outline.lift, plain_ok, keep_k, lit_top)
         # under a bright veil, or on wood this close to white (a piece's rim may
         # be lost in the glare), neither "a piece" nor "no piece" is sure from
         # the colour; the veil's doubt goes where the disc's shape plainly agrees
@@ -260,7 +263,7 @@ class BoardReader:
         # the grid line beside a square no darker than the square's own wood: the light changes across the
         # square (a veil's edge runs through it), so its colour against that wood is no sure reading
         uneven = (feats.wood_lum - feats.line_lum) <= 0.0
-        conflict = np.maximum.reduce([shape_conflict(probs, outline, feats.wood_lum, glare.share), unlit, turned,
+        conflict = np.maximum.reduce([shape_conflict(probs, outline, feats.wood_lum, glare.share, lit_top), unlit, turned,
                                       missed, short, uneven])
         doubt = np.maximum(doubt, SHAPE_CONFLICT_DOUBT * conflict)
         doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]

@@ -408,8 +408,28 @@ def king_keep(keep_light: np.ndarray, crown: np.ndarray | None, plain_ok: np.nda
     return np.maximum(gold, plain_ok * np.maximum(keep_light, 1.0 - UNSEEN_DOUBT))
 
 
+def lit_dark_top(outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray, marked: np.ndarray) -> np.ndarray:
+    """Per square (0..1), how plainly a marked square shows a piece's outline round a top that need not be
+    darker than the fill: a dark piece there is known by its colour and that outline, not by its step.
+
+    WHY: the marked squares' fill is darker wood, which leaves a near-black piece little room below it,
+    and a lamp's gloss on the piece's top lifts it to the fill's brightness or above (museum light,
+    development seeds 11,003,017 e9 and 13,031,017 e8: attackers on Tablut's camp squares, read as
+    attackers by their colour, tops 4 grey levels above the fill, read empty). The rim then falls from
+    the lit top into the piece's own shadow (Outline.fall), as plainly as a disc is seen (SEEN_SNR and
+    SEEN_REL against the fill under any veil); bare fill has no such outline (development frames, all
+    conditions: of 3,934 empty marked squares none reached 5 noise sigmas, and of the 19 the colour
+    read as attackers none reached 3, where the ramp starts).
+    """
+    noise = max(outline.noise, 0.5)
+    own = wood_lum * (1.0 - np.clip(veil_share, 0.0, 0.9))
+    seen = _ramp(outline.fall / noise, *SEEN_SNR) * _ramp(outline.fall / np.maximum(own, 1.0), *SEEN_REL)
+    return seen * np.asarray(marked, np.float64)
+
+
 def pieces_need_a_rim(probs: np.ndarray, ev: DiscEvidence, lift: np.ndarray,
-                      plain_ok: np.ndarray | None = None, keep_k: np.ndarray | None = None) -> np.ndarray:
+                      plain_ok: np.ndarray | None = None, keep_k: np.ndarray | None = None,
+                      lit_top: np.ndarray | None = None) -> np.ndarray:
     """Square probabilities (empty, attacker, defender, king) checked against the disc the camera saw.
 
     A piece is a disc with a rim: a defender's share needs a light disc with
@@ -423,7 +443,8 @@ def pieces_need_a_rim(probs: np.ndarray, ev: DiscEvidence, lift: np.ndarray,
     half of its share. `plain_ok` (lighter_than_plain) judges a marked
     square's light piece against the plain wood too. The king's share is checked by
     `keep_k` (king_keep: his crown or his disc) alone, as his gold crown may
-    be darker than the wood.
+    be darker than the wood. `lit_top` (lit_dark_top): an attacker's top on a marked square that its
+    outline shows though no darker than the fill, which the camera did see.
     """
     e, a, d, k = (int(c) for c in (SquareClass.EMPTY, SquareClass.ATTACKER, SquareClass.DEFENDER, SquareClass.KING))
     out = probs.copy()
@@ -438,7 +459,8 @@ def pieces_need_a_rim(probs: np.ndarray, ev: DiscEvidence, lift: np.ndarray,
         moved = out[:, k] * (1.0 - keep_k)
         out[:, k] -= moved
         out[:, e] += moved
-    keep_a = ev.dark_seen * ev.dark_rim + (1.0 - ev.dark_seen) * (1.0 - UNSEEN_DOUBT)
+    unseen_keep = 1.0 - UNSEEN_DOUBT if lit_top is None else np.maximum(1.0 - UNSEEN_DOUBT, lit_top)
+    keep_a = ev.dark_seen * ev.dark_rim + (1.0 - ev.dark_seen) * unseen_keep
     moved = out[:, a] * (1.0 - keep_a)
     out[:, a] -= moved
     out[:, e] += moved
@@ -463,7 +485,7 @@ ABSENT_SNR = 1.0
 
 
 def shape_conflict(probs: np.ndarray, outline: Outline, wood_lum: np.ndarray,
-                   veil_share: np.ndarray | None = None) -> np.ndarray:
+                   veil_share: np.ndarray | None = None, lit_top: np.ndarray | None = None) -> np.ndarray:
     """Per square (0..1), how plainly the disc contradicts a piece the colour reads there.
 
     A defender stands above its wood and an attacker below it by PIECE_STEP
@@ -473,7 +495,8 @@ def shape_conflict(probs: np.ndarray, outline: Outline, wood_lum: np.ndarray,
     within the noise, colour and shape disagree; the caller mixes that much
     doubt in (towards `shape_fallback`): the square is held back and its
     best guess follows the prior, not the colour. The king is left out: his
-    gold crown may sit as dark as the wood.
+    gold crown may sit as dark as the wood, and so is an attacker whose outline `lit_top` (lit_dark_top)
+    shows on a marked square: the fill leaves no room for its step.
     """
     noise = max(outline.noise, 0.5)
     own = wood_lum if veil_share is None else wood_lum * (1.0 - np.clip(veil_share, 0.0, 0.9))
@@ -483,6 +506,8 @@ def shape_conflict(probs: np.ndarray, outline: Outline, wood_lum: np.ndarray,
     absent = np.select([label == int(SquareClass.DEFENDER), label == int(SquareClass.ATTACKER)],
                        [1.0 - _ramp(snr, ABSENT_SNR, SEEN_SNR[0]), 1.0 - _ramp(-snr, ABSENT_SNR, SEEN_SNR[0])],
                        default=0.0)
+    if lit_top is not None:
+        absent = np.where(label == int(SquareClass.ATTACKER), absent * (1.0 - lit_top), absent)
     return absent * would_show
 
 
