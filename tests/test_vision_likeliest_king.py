@@ -29,15 +29,20 @@ from vision.reader import BoardReader  # noqa: E402
 SURE = 0.9
 
 
-@pytest.mark.parametrize("seed0,seed", [(10_000_000, 10_035_017), (11_000_000, 11_040_017)])
-def test_the_yellowest_light_piece_is_the_best_guess_for_a_king_whose_crown_is_pale(seed0, seed):
+def _read_hard(seed0: int, seed: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """The board's size, the true classes and the reading of hard-light frame `seed` of the bench's seeds `seed0`."""
     samples = foreign_vision.sample_positions((seed - seed0 - 17) // 1000 + 1,
                                               seed0 + 7919 * (1 + foreign_renderer.CONDITIONS.index("hard")))
     sample = samples[-1]
     image = foreign_renderer.render(sample.board, sample.position, seed=seed, condition="hard")
     size = Config().boards[sample.board].squares
-    truth = foreign_vision.truth_classes(sample.position, size)
-    probs = BoardReader(Config(), sample.board).read(image).probabilities
+    return size, foreign_vision.truth_classes(sample.position, size), \
+        BoardReader(Config(), sample.board).read(image).probabilities
+
+
+@pytest.mark.parametrize("seed0,seed", [(10_000_000, 10_035_017), (11_000_000, 11_040_017)])
+def test_the_yellowest_light_piece_is_the_best_guess_for_a_king_whose_crown_is_pale(seed0, seed):
+    size, truth, probs = _read_hard(seed0, seed)
     k = int(SquareClass.KING)
     king = int(np.nonzero(truth == k)[0][0])
     assert int(probs[king].argmax()) == k, f"the king read {np.round(probs[king], 2)}"
@@ -51,13 +56,7 @@ def test_the_light_piece_on_the_throne_is_the_best_guess_when_no_crown_stands_ou
     shows: every light piece had a king's share of 0.15 and no top was yellowest by the gap, so
     the king's best guess was "defender". The king starts on the throne, and in three of the
     four rule sets no other piece may stop there: the throne's light piece is the guess."""
-    samples = foreign_vision.sample_positions((seed - seed0 - 17) // 1000 + 1,
-                                              seed0 + 7919 * (1 + foreign_renderer.CONDITIONS.index("hard")))
-    sample = samples[-1]
-    image = foreign_renderer.render(sample.board, sample.position, seed=seed, condition="hard")
-    size = Config().boards[sample.board].squares
-    truth = foreign_vision.truth_classes(sample.position, size)
-    probs = BoardReader(Config(), sample.board).read(image).probabilities
+    size, truth, probs = _read_hard(seed0, seed)
     k = int(SquareClass.KING)
     throne = (size // 2) * size + size // 2
     assert int(truth[throne]) == k
