@@ -249,9 +249,11 @@ class BoardReader:
         # with a piece's rim (DiscEvidence.dark_rim) is not a sure empty (hard light, development
         # seeds 15,010,017 e3: a tinted defender no lighter than its wood under a veil of 0.67 read
         # a sure empty, 0.93; 12,012,017 b4: an attacker under a veil of 0.85, 0.96)
+        # The king is left out of that: his gold crown may sit as dark as the wood, and a king known
+        # by his crown would go to the dark disc's fallback (fresh seeds 85,014,017 a8: king -> attacker)
         explained = (glare.share >= VEIL_SHARE) * (1.0 - evidence.dark_rim)
-        missed = (probs[:, int(SquareClass.DEFENDER)] + probs[:, int(SquareClass.KING)]) \
-            * (outline.lift < -NOT_LIGHTER) * (1.0 - explained)
+        missed = (probs[:, int(SquareClass.DEFENDER)] * (1.0 - explained)
+                  + probs[:, int(SquareClass.KING)] * (glare.share < VEIL_SHARE)) * (outline.lift < -NOT_LIGHTER)
         # a dark piece on a marked square's darker fill, its top lit by a lamp's gloss: known by its outline
         lit_top = lit_dark_top(outline, feats.wood_lum, glare.share, self.marked)
         probs = pieces_need_a_rim(probs, evidence, outline.lift, plain_ok, keep_k, lit_top)
