@@ -23,7 +23,7 @@ import foreign_renderer  # noqa: E402
 from calibration.config import Config  # noqa: E402
 from engine import Board  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
-from vision.robust import nanmedian  # noqa: E402
+from vision.robust import nanmedian, row_percentile  # noqa: E402
 from vision.shape import NOISE_SIGMA, NOISE_STRIDE, pixel_noise  # noqa: E402
 
 SEED = 12_345_017     # a development seed (below 20,000,000)
@@ -73,3 +73,16 @@ def test_noise_handed_over_changes_nothing(hard_frame: tuple[BoardReader, np.nda
     plain = reader.extractor.extract(rect, None)
     handed = reader.extractor.extract(rect, None, gray=gray)
     assert np.array_equal(plain.values, handed.values)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("q", [0.0, 15.0, 30, 50.0, 70, 85.0, 100.0])
+def test_row_percentile_is_numpys(dtype, q):
+    rng = np.random.default_rng(int(q) + 7)
+    for n in (1, 2, 5, 24, 28, 41):
+        a = (rng.random((60, n)) * 255).astype(dtype)
+        a[::3] = np.round(a[::3])                     # ties, as grey levels give
+        want = np.percentile(a, q, axis=1)
+        got = row_percentile(a, q)
+        assert got.dtype == want.dtype
+        assert np.array_equal(got, want), f"n={n}: {np.max(np.abs(got - want))}"

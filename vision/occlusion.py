@@ -52,7 +52,7 @@ import numpy as np
 
 from calibration.geometry import BoardGeometry
 from vision.rectify import RectifiedFrame, pixel_index
-from vision.robust import nanmedian
+from vision.robust import nanmedian, row_percentile
 from vision.shape import pixel_noise
 
 # A patch of hidden crossings whose wood is everywhere brighter than this
@@ -143,9 +143,9 @@ class GridChecker:
         # line against the diagonals' median; against its own two sides it does
         # not. The sides lie beyond a blurred line's reach (at 0.1 of a square
         # the blur of a very soft frame made its lines look gone).
-        line = np.percentile(lines, 30, axis=1)
-        ratio = np.maximum((line + 1) / (wood + 1), np.percentile((lines + 1) / (sides + 1), 30, axis=1))
-        depth = np.minimum(wood - line, np.percentile(sides - lines, 70, axis=1))
+        line = row_percentile(lines, 30)
+        ratio = np.maximum((line + 1) / (wood + 1), row_percentile((lines + 1) / (sides + 1), 30))
+        depth = np.minimum(wood - line, row_percentile(sides - lines, 70))
         saturated = wood > CLIPPED
         # the border crossings have the frame on one side, often as dark as the
         # line: they are reported but do not count as covered

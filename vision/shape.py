@@ -33,6 +33,7 @@ import numpy as np
 
 from vision.position import SquareClass
 from vision.rectify import pixel_index
+from vision.robust import row_percentile
 
 RAYS = 24
 INNER = 0.55           # radii (piece radii) the profile starts at (outside the king's crown) ...
@@ -158,7 +159,7 @@ class OutlineMeter:
             off = np.maximum(np.abs(shift[:, 0, None, None] + self.between[None, ..., 0]),
                              np.abs(shift[:, 1, None, None] + self.between[None, ..., 1]))
             between = np.where(off < self.interior, between, np.inf)
-        return np.percentile(np.maximum(ends - between.min(-1), 0.0), WALL_ARC, axis=1)
+        return row_percentile(np.maximum(ends - between.min(-1), 0.0), WALL_ARC)
 
     def _searched_wall(self, blurred: np.ndarray, soft: np.ndarray, tops: np.ndarray, centres: np.ndarray | None,
                        wall: np.ndarray, wood_noise: np.ndarray, lift: np.ndarray, search: np.ndarray) -> np.ndarray:
