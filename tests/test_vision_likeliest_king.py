@@ -89,3 +89,16 @@ def test_the_throne_guess_gives_way_to_a_crown_and_to_a_king_seen():
     assert SquareClassifier.likeliest_king(seen, flat, throne)[throne].argmax() != k, "the king is seen elsewhere"
     empty_throne = _light(n, {10: hidden, 30: hidden})
     assert SquareClassifier.likeliest_king(empty_throne, flat, throne)[throne].argmax() == int(SquareClass.EMPTY)
+
+
+@pytest.mark.parametrize("seed0,seed", [(14_000_000, 14_018_017), (86_000_000, 86_017_017)])
+def test_a_defender_read_on_the_throne_is_never_sure(seed0, seed):
+    """Hard light: development seeds 14,018,017, an empty throne under a veil, and fresh seeds
+    86,017,017 (measured, then looked at), the king on the throne with his crown unseen and a defender
+    elsewhere taken for him; both thrones were read a sure defender (0.92, 0.91). Only the king may
+    stop there in three of the four rule sets: a defender read there is held back."""
+    size, truth, probs = _read_hard(seed0, seed)
+    throne = (size // 2) * size + size // 2
+    assert int(truth[throne]) != int(SquareClass.DEFENDER)
+    assert int(probs[throne].argmax()) != int(SquareClass.DEFENDER) or probs[throne].max() < SURE, \
+        f"the throne read {np.round(probs[throne], 2)}"

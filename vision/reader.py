@@ -56,6 +56,8 @@ VEIL_DOUBT_MAX = 0.6
 SHAPE_CONFLICT_DOUBT = 0.6
 # A square blown pure white is read as its shape fallback at most this sure.
 BLOWN_SURE = 0.5
+# A defender read on the throne, where only the king may stop in three of the four rule sets, is at most this sure.
+THRONE_DEFENDER_SURE = 0.5
 # Off-colour squares joined to the board's edge that make an arm (vision/occlusion.arm_region),
 # with at least one crossing hidden too: stage light of another colour hides none.
 ARM_SQUARES = 4
@@ -289,6 +291,12 @@ class BoardReader:
         # ... and then the light piece with the yellowest top, or else the one on the throne, is the best
         # guess for him (never a sure one)
         probs = SquareClassifier.likeliest_king(probs, feats.crown, self.throne)
+        # a light piece on the throne is the king in three of the four rule sets (docs/rules.md), so read as a
+        # defender there it is never a sure one (hard light, fresh seeds 86,017,017: the king on f6, his crown
+        # unseen and a defender elsewhere taken for him, read a sure defender, 0.91)
+        t = self.throne
+        if int(probs[t].argmax()) == int(SquareClass.DEFENDER) and probs[t].max() > THRONE_DEFENDER_SURE:
+            probs[t] = no_surer_than(probs[t:t + 1], np.array([THRONE_DEFENDER_SURE]))[0]
         return Reading(probabilities=probs, features=feats, view=view, rectified=rect, size=self.size, glare=glare,
                        outline=outline)
 
