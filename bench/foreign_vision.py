@@ -44,6 +44,7 @@ if str(ROOT / "bench") not in sys.path:
     sys.path.insert(0, str(ROOT / "bench"))
 
 import foreign_renderer  # noqa: E402
+from calibration.config import Config  # noqa: E402
 from engine import Board  # noqa: E402
 
 GAMES_CSV = ROOT / "tests" / "data" / "copenhagen-games.csv"
@@ -106,6 +107,32 @@ def sample_positions(n: int, seed: int, games: list[list[str]] | None = None) ->
     return out
 
 
+def frame_samples(condition: str, n: int, seed0: int, arm: bool = False) -> list[Sample]:
+    """The positions of the first n frames of `condition` the bench scores from `seed0` (hand-free, or
+    with a visitor's arm over the board: score_frames, score_hands)."""
+    return sample_positions(n, seed0 + 7919 * ((11 if arm else 1) + foreign_renderer.CONDITIONS.index(condition)))
+
+
+def frame_seed(seed0: int, k: int, arm: bool = False) -> int:
+    """The render seed of frame k: its camera, board, light and noise (and the arm's pose)."""
+    return seed0 + 1000 * k + (29 if arm else 17)
+
+
+def render_frame(sample: Sample, condition: str, seed: int, arm: bool = False) -> np.ndarray:
+    """The picture of one bench frame (`seed`: frame_seed), with the visitor's arm the seed gives if `arm`."""
+    hand = None
+    if arm:
+        width = foreign_renderer.Layout.from_config(Config(), sample.board).width
+        hand = foreign_renderer.random_hand(np.random.default_rng((seed, 5)), width)
+    return foreign_renderer.render(sample.board, sample.position, seed=seed, condition=condition, hand=hand)
+
+
+def frame(condition: str, seed0: int, k: int, arm: bool = False) -> tuple[Sample, np.ndarray]:
+    """Frame k of `condition` from `seed0`, as the bench scores it: its position and its picture."""
+    sample = frame_samples(condition, k + 1, seed0, arm)[k]
+    return sample, render_frame(sample, condition, frame_seed(seed0, k, arm), arm)
+
+
 def truth_classes(position: str, size: int) -> np.ndarray:
     from engine import pieces_from_position
     from vision.position import SquareClass
@@ -150,11 +177,8 @@ def score_hands(condition: str, frames: int, seed0: int, res: FrameScore) -> Non
     from vision.cli import _config
     from vision.localise import NotReadable
     config = _config(None)
-    for k, sample in enumerate(sample_positions(frames, seed0 + 7919 * (11 + foreign_renderer.CONDITIONS.index(condition)))):
-        seed = seed0 + 1000 * k + 29
-        width = foreign_renderer.Layout.from_config(config, sample.board).width
-        hand = foreign_renderer.random_hand(np.random.default_rng((seed, 5)), width)
-        image = foreign_renderer.render(sample.board, sample.position, seed=seed, condition=condition, hand=hand)
+    for k, sample in enumerate(frame_samples(condition, frames, seed0, arm=True)):
+        image = render_frame(sample, condition, frame_seed(seed0, k, arm=True), arm=True)
         res.hands += 1
         try:
             read_like_cli(image, sample.board, config)
@@ -168,9 +192,9 @@ def score_frames(condition: str, frames: int, seed0: int = 0, verbose: bool = Fa
     from vision.localise import NotReadable
     config = _config(None)
     res = FrameScore()
-    for k, sample in enumerate(sample_positions(frames, seed0 + 7919 * (1 + foreign_renderer.CONDITIONS.index(condition)))):
-        seed = seed0 + 1000 * k + 17
-        image = foreign_renderer.render(sample.board, sample.position, seed=seed, condition=condition)
+    for k, sample in enumerate(frame_samples(condition, frames, seed0)):
+        seed = frame_seed(seed0, k)
+        image = render_frame(sample, condition, seed)
         size = config.boards[sample.board].squares
         t0, c0 = time.perf_counter(), time.process_time()
         try:

@@ -57,35 +57,27 @@ def _cached(cache: Path | None, name: str, make) -> np.ndarray:
 
 def frames(condition: str, n: int, seed0: int, cache: Path | None) -> Iterator[tuple[str, str, np.ndarray]]:
     """(name, board, picture) of foreign_vision.score_frames' frames, in its order."""
-    samples = foreign_vision.sample_positions(n, seed0 + 7919 * (1 + foreign_renderer.CONDITIONS.index(condition)))
-    for k, s in enumerate(samples):
-        seed = seed0 + 1000 * k + 17
+    for k, s in enumerate(foreign_vision.frame_samples(condition, n, seed0)):
+        seed = foreign_vision.frame_seed(seed0, k)
         yield (f"{condition}-{seed}", s.board,
                _cached(cache, f"{condition}-{seed}",
-                       lambda s=s, seed=seed: foreign_renderer.render(s.board, s.position, seed=seed, condition=condition)))
+                       lambda s=s, seed=seed: foreign_vision.render_frame(s, condition, seed)))
 
 
 def hand_frames(condition: str, n: int, seed0: int, cache: Path | None) -> Iterator[tuple[str, str, np.ndarray]]:
     """(name, board, picture) of foreign_vision.score_hands' frames (a visitor's arm over the board)."""
-    from vision.cli import _config
-    config = _config(None)
-    samples = foreign_vision.sample_positions(n, seed0 + 7919 * (11 + foreign_renderer.CONDITIONS.index(condition)))
-    for k, s in enumerate(samples):
-        seed = seed0 + 1000 * k + 29
-
-        def make(s=s, seed=seed) -> np.ndarray:
-            width = foreign_renderer.Layout.from_config(config, s.board).width
-            hand = foreign_renderer.random_hand(np.random.default_rng((seed, 5)), width)
-            return foreign_renderer.render(s.board, s.position, seed=seed, condition=condition, hand=hand)
-        yield f"{condition}-hand-{seed}", s.board, _cached(cache, f"{condition}-hand-{seed}", make)
+    for k, s in enumerate(foreign_vision.frame_samples(condition, n, seed0, arm=True)):
+        seed = foreign_vision.frame_seed(seed0, k, arm=True)
+        yield (f"{condition}-hand-{seed}", s.board,
+               _cached(cache, f"{condition}-hand-{seed}",
+                       lambda s=s, seed=seed: foreign_vision.render_frame(s, condition, seed, arm=True)))
 
 
 def scenes(condition: str, n: int, pictures: int, seed0: int,
            cache: Path | None) -> Iterator[tuple[str, str, list[np.ndarray]]]:
     """(name, board, pictures) of the still scene of each of the first n frames: new sensor noise each picture."""
-    samples = foreign_vision.sample_positions(n, seed0 + 7919 * (1 + foreign_renderer.CONDITIONS.index(condition)))
-    for k, s in enumerate(samples):
-        scene = seed0 + 1000 * k + 17
+    for k, s in enumerate(foreign_vision.frame_samples(condition, n, seed0)):
+        scene = foreign_vision.frame_seed(seed0, k)
         prepared = None
         shots = []
         for i in range(pictures):

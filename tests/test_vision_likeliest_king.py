@@ -20,7 +20,6 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
-import foreign_renderer  # noqa: E402
 import foreign_vision  # noqa: E402
 from calibration.config import Config  # noqa: E402
 from vision.position import SquareClass  # noqa: E402
@@ -31,10 +30,7 @@ SURE = 0.9
 
 def _read_hard(seed0: int, seed: int) -> tuple[int, np.ndarray, np.ndarray]:
     """The board's size, the true classes and the reading of hard-light frame `seed` of the bench's seeds `seed0`."""
-    samples = foreign_vision.sample_positions((seed - seed0 - 17) // 1000 + 1,
-                                              seed0 + 7919 * (1 + foreign_renderer.CONDITIONS.index("hard")))
-    sample = samples[-1]
-    image = foreign_renderer.render(sample.board, sample.position, seed=seed, condition="hard")
+    sample, image = foreign_vision.frame("hard", seed0, (seed - seed0 - 17) // 1000)
     size = Config().boards[sample.board].squares
     return size, foreign_vision.truth_classes(sample.position, size), \
         BoardReader(Config(), sample.board).read(image).probabilities

@@ -22,7 +22,6 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
-import foreign_renderer  # noqa: E402
 import foreign_vision  # noqa: E402
 from calibration.config import Config  # noqa: E402
 from engine import parse_square  # noqa: E402
@@ -30,16 +29,9 @@ from vision.position import SquareClass, marked_squares  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
 
 
-def _frame(seed0: int, k: int):
-    sample = foreign_vision.sample_positions(
-        k + 1, seed0 + 7919 * (1 + foreign_renderer.CONDITIONS.index("museum")))[k]
-    image = foreign_renderer.render(sample.board, sample.position, seed=seed0 + 1000 * k + 17, condition="museum")
-    return sample, image
-
-
 @pytest.mark.parametrize("seed0,k,square", [(11_000_000, 3, "e9"), (13_000_000, 31, "e8")])
 def test_an_attacker_with_a_lit_top_on_a_camp_square_is_read(seed0, k, square):
-    sample, image = _frame(seed0, k)
+    sample, image = foreign_vision.frame("museum", seed0, k)
     size = Config().boards[sample.board].squares
     truth = foreign_vision.truth_classes(sample.position, size)
     sq = parse_square(square, size)

@@ -19,14 +19,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
-import foreign_renderer  # noqa: E402
 import foreign_vision  # noqa: E402
 from calibration.config import Config  # noqa: E402
 from vision.localise import NotReadable  # noqa: E402
@@ -35,20 +33,8 @@ from vision.reader import BoardReader  # noqa: E402
 SEED0 = 15_000_000
 
 
-def _arm_frame(k: int) -> tuple[str, np.ndarray]:
-    """Hand frame k as bench/foreign_vision.py --hands renders it."""
-    condition = "museum"
-    sample = foreign_vision.sample_positions(
-        k + 1, SEED0 + 7919 * (11 + foreign_renderer.CONDITIONS.index(condition)))[k]
-    seed = SEED0 + 1000 * k + 29
-    width = foreign_renderer.Layout.from_config(Config(), sample.board).width
-    hand = foreign_renderer.random_hand(np.random.default_rng((seed, 5)), width)
-    return sample.board, foreign_renderer.render(sample.board, sample.position, seed=seed, condition=condition,
-                                                 hand=hand)
-
-
 @pytest.mark.parametrize("k", [25, 35])
 def test_a_pale_arm_in_bright_light_is_a_hand(k):
-    board, image = _arm_frame(k)
+    sample, image = foreign_vision.frame("museum", SEED0, k, arm=True)
     with pytest.raises(NotReadable, match="hand over board"):
-        BoardReader(Config(), board).read(image, track=False)
+        BoardReader(Config(), sample.board).read(image, track=False)

@@ -21,7 +21,6 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
-import foreign_renderer  # noqa: E402
 import foreign_vision  # noqa: E402
 from calibration.config import Config  # noqa: E402
 from engine import parse_square  # noqa: E402
@@ -34,9 +33,7 @@ SURE = 0.9
 @pytest.mark.parametrize("seed0,k,square,piece", [(15_000_000, 10, "e3", SquareClass.DEFENDER),
                                                   (12_000_000, 12, "b4", SquareClass.ATTACKER)])
 def test_a_rimmed_piece_under_a_veil_is_no_sure_empty(seed0, k, square, piece):
-    sample = foreign_vision.sample_positions(
-        k + 1, seed0 + 7919 * (1 + foreign_renderer.CONDITIONS.index("hard")))[k]
-    image = foreign_renderer.render(sample.board, sample.position, seed=seed0 + 1000 * k + 17, condition="hard")
+    sample, image = foreign_vision.frame("hard", seed0, k)
     size = Config().boards[sample.board].squares
     sq = parse_square(square, size)
     assert int(foreign_vision.truth_classes(sample.position, size)[sq]) == int(piece)
@@ -49,9 +46,7 @@ def test_a_king_known_by_his_crown_under_a_veil_stays_the_king():
     0.36, his crown plainly gold and his disc no lighter than the wood; held back for his disc, he
     went to the dark disc's fallback and was read an attacker. The king is left out of the rule."""
     seed0, k = 85_000_000, 14
-    sample = foreign_vision.sample_positions(
-        k + 1, seed0 + 7919 * (1 + foreign_renderer.CONDITIONS.index("museum")))[k]
-    image = foreign_renderer.render(sample.board, sample.position, seed=seed0 + 1000 * k + 17, condition="museum")
+    sample, image = foreign_vision.frame("museum", seed0, k)
     size = Config().boards[sample.board].squares
     sq = parse_square("a8", size)
     assert int(foreign_vision.truth_classes(sample.position, size)[sq]) == int(SquareClass.KING)

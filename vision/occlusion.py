@@ -114,6 +114,8 @@ class GridChecker:
         pts = np.stack([X.ravel(), Y.ravel()], 1)[:, None, :] + diag_mm[None]
         inside = (pts > 0).all(2) & (pts < geometry.width).all(2)
         self.diag_weight = np.where(inside, 1.0, np.nan)
+        self.inner = np.zeros((self.n, self.n), bool)                # the crossings off the playing area's border
+        self.inner[1:-1, 1:-1] = True
         self._index: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def _samples(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -146,19 +148,20 @@ class GridChecker:
         line = row_percentile(lines, 30)
         ratio = np.maximum((line + 1) / (wood + 1), row_percentile((lines + 1) / (sides + 1), 30))
         depth = np.minimum(wood - line, row_percentile(sides - lines, 70))
-        saturated = wood > CLIPPED
+        wood_grid = wood.reshape(self.n, self.n)
+        saturated = wood_grid > CLIPPED
         # the border crossings have the frame on one side, often as dark as the
         # line: they are reported but do not count as covered
-        covered = ((ratio > self.hidden_ratio) & ~saturated).reshape(self.n, self.n) & inner(self.n)
+        as_bright = (ratio > self.hidden_ratio).reshape(self.n, self.n) & self.inner
+        covered = as_bright & ~saturated
         noise = pixel_noise(rect_gray) if noise is None else noise
         faint = (depth <= LINE_SNR * max(noise, 0.5)).reshape(self.n, self.n)
         grid = covered & faint
-        wood_grid = wood.reshape(self.n, self.n)
         # clipped wood is no sure sign of a hand (a veil's core clips and washes the lines out), but
         # a clipped crossing whose line is gone next to one hidden on wood the camera has not
         # squeezed (NEAR_WHITE) is the rest of what hid that one: a pale arm under a bright lamp clips
         # white along its top, while a veil's core fades out over crossings whose lines still show
-        gone = ((ratio > self.hidden_ratio) & saturated).reshape(self.n, self.n) & faint & inner(self.n)
+        gone = as_bright & saturated & faint
         seen_hidden = grid & (wood_grid <= NEAR_WHITE)
         grid = grid | (gone & cv2.dilate(seen_hidden.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool))
         return GridVisibility(hidden=grid, contrast=ratio.reshape(self.n, self.n),
@@ -233,13 +236,6 @@ class GridChecker:
 
     def occluded(self, vis: GridVisibility) -> bool:
         return vis.largest_patch >= self.min_patch
-
-
-def inner(n: int) -> np.ndarray:
-    """(n, n) bool: the crossings off the playing area's border."""
-    out = np.zeros((n, n), bool)
-    out[1:-1, 1:-1] = True
-    return out
 
 
 def beside_clipped(wood: np.ndarray) -> np.ndarray:

@@ -19,8 +19,7 @@ from vision.classifier import SquareClassifier
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
 from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, king_keep, light_keep,
-                          lit_dark_top,
-                          light_step_short, lighter_than_plain, outline_match, pieces_need_a_rim,
+                          light_step_short, lighter_than_plain, lit_dark_top, outline_match, pieces_need_a_rim,
                           fine_detail, noise_of, shape_agreement, shape_conflict, shape_fallback, with_outline,
                           with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
