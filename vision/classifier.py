@@ -58,6 +58,7 @@ KING_FOUND = 0.5                    # a square with this king's share is where t
 KING_HIDDEN = 0.15                  # king's share of every light piece when no square holds him
 KING_GUESS_GAP = 0.1                # ... unless one light piece's top is this much yellower (log B/R) than the next
 KING_GUESS = 0.55                   # ... which then keeps this share of its light as the king's (a guess, held back)
+THRONE_KING_GUESS = 0.8             # ... or, failing a yellowest top, the light piece on the throne (still held back)
 ADAPT_MIN_SQUARES = {int(SquareClass.EMPTY): 6, int(SquareClass.ATTACKER): 3, int(SquareClass.DEFENDER): 3,
                      EMPTY_MARKED: 3}   # model index -> sure squares needed to move it
 
@@ -296,28 +297,34 @@ class SquareClassifier:
         rule sets, and in three of them (Copenhagen, York, Tablut; Throw Board
         with variation 1) no other piece may stop there (docs/rules.md). Hard
         light, development seeds 11M-15M: 12 of 20 kings read "defender" for
-        want of a king anywhere stood on the throne.
+        want of a king anywhere stood on the throne. There he takes
+        THRONE_KING_GUESS of the light, more than KING_GUESS: the square
+        itself rules out a defender in those rule sets. And where the
+        yellowest top cannot take the guess without losing its square to
+        "empty" or "attacker" (a veiled empty square's faint top), the throne
+        is still tried (museum light, development seeds 10,041,017: the king on
+        f6 under a veil read "defender" so).
         """
         k, d = int(SquareClass.KING), int(SquareClass.DEFENDER)
         if p[:, k].max() >= KING_FOUND:
             return p
         light = p[:, d] + p[:, k]
         idx = np.nonzero(light >= KING_FOUND)[0]
-        cand = None
+        guesses: list[tuple[int, float]] = []
         if crown is not None and len(idx) >= 2:
             gold = np.asarray(crown, np.float64)[idx]
             order = np.argsort(gold)
             if gold[order[1]] - gold[order[0]] >= KING_GUESS_GAP:
-                cand = int(idx[order[0]])
-        if cand is None and throne is not None and light[throne] >= KING_FOUND:
-            cand = throne
-        if cand is None:
+                guesses.append((int(idx[order[0]]), KING_GUESS))
+        if throne is not None and light[throne] >= KING_FOUND:
+            guesses.append((throne, THRONE_KING_GUESS))
+        for cand, share in guesses:
+            if share * light[cand] <= max(p[cand, int(SquareClass.EMPTY)], p[cand, int(SquareClass.ATTACKER)]):
+                continue                # splitting his light would hand the square to another class
+            p = p.copy()
+            p[cand, k] = max(p[cand, k], share * light[cand])
+            p[cand, d] = light[cand] - p[cand, k]
             return p
-        if KING_GUESS * light[cand] <= max(p[cand, int(SquareClass.EMPTY)], p[cand, int(SquareClass.ATTACKER)]):
-            return p                    # splitting his light would hand the square to another class
-        p = p.copy()
-        p[cand, k] = max(p[cand, k], KING_GUESS * light[cand])
-        p[cand, d] = light[cand] - p[cand, k]
         return p
 
     @staticmethod
