@@ -46,6 +46,7 @@ if str(ROOT / "bench") not in sys.path:
 import foreign_renderer  # noqa: E402
 from calibration.config import Config  # noqa: E402
 from engine import Board  # noqa: E402
+from vision.reader import BLOWN_SURE  # noqa: E402
 
 GAMES_CSV = ROOT / "tests" / "data" / "copenhagen-games.csv"
 CONFIDENT = 0.9  # the CLI lists squares below this as "low confidence"
@@ -154,6 +155,8 @@ class FrameScore:
     confident_wrong: int = 0         # squares read wrong with confidence >= CONFIDENT
     held: int = 0                    # squares read with confidence < CONFIDENT (held back: the kiosk waits)
     boards_sure_right: int = 0       # boards whose every square is read right and sure
+    blown: int = 0                   # squares blown pure white by glare, wood and top (Reading.features.saturated)
+    blown_wrong: int = 0             # ... whose best guess is wrong
     failures: list[str] = field(default_factory=list)
     times_ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
@@ -218,6 +221,9 @@ def score_frames(condition: str, frames: int, seed0: int = 0, verbose: bool = Fa
         res.confident_wrong += int((conf[wrong] >= CONFIDENT).sum())
         res.held += int((conf < CONFIDENT).sum())
         res.boards_sure_right += int((truth == pred).all() and (conf >= CONFIDENT).all())
+        blown = reading.features.saturated
+        res.blown += int(blown.sum())
+        res.blown_wrong += int((blown & (truth != pred)).sum())
         if len(wrong):
             from engine import square_name
             detail = ", ".join(f"{square_name(int(s), size)} {truth[s]}->{pred[s]} ({conf[s]:.2f})" for s in wrong[:8])
@@ -298,6 +304,10 @@ def report_frames(res: FrameScore, condition: str, frames: int) -> str:
                  f" ({100 * res.confident_wrong / max(sure, 1):.3f}%)")
     lines.append(f"  best guess of every square (held back ones too): {total - wrong} of {total} right"
                  f" ({100 * (total - wrong) / max(total, 1):.2f}%), per-square error {100 * res.square_error:.3f}% ({wrong} wrong)")
+    seen, seen_wrong = total - res.blown, wrong - res.blown_wrong
+    lines.append(f"  squares blown pure white by glare (nothing left to see, read at most {BLOWN_SURE} sure): {res.blown},"
+                 f" {res.blown_wrong} of them wrong; the squares the camera saw: {seen - seen_wrong} of {seen} right"
+                 f" ({100 * (seen - seen_wrong) / max(seen, 1):.2f}%)")
     if res.boards:
         lines.append(f"  boards fully right: {res.boards_right}/{res.boards} = {100 * res.boards_right / res.boards:.1f}%"
                      f" (every square right and sure: {res.boards_sure_right}); frames flagged low confidence: {res.flagged}")

@@ -192,3 +192,15 @@ def test_frame_adaptation_follows_a_board_whose_pieces_look_unlike_the_model():
     adapted = model.probabilities(X, marked).argmax(1)
     assert (adapted[labels == int(SquareClass.ATTACKER)] == int(SquareClass.ATTACKER)).all()
     assert (adapted == labels).mean() > 0.99
+
+
+def test_the_report_sets_the_squares_blown_white_apart():
+    """A square glare blew pure white shows nothing to read; the report counts them apart, so the
+    squares the camera saw have their own figure beside the best guess of every square."""
+    res = foreign_vision.FrameScore()
+    res.confusion[0, 0], res.confusion[2, 0], res.confusion[1, 1] = 90, 6, 4   # 100 squares, 6 wrong
+    res.blown, res.blown_wrong = 10, 4
+    text = foreign_vision.report_frames(res, "hard", 1)
+    assert "best guess of every square (held back ones too): 94 of 100 right (94.00%)" in text
+    assert "blown pure white by glare" in text and ": 10, 4 of them wrong" in text
+    assert "the squares the camera saw: 88 of 90 right (97.78%)" in text
