@@ -47,19 +47,23 @@ def test_the_yellowest_light_piece_is_the_best_guess_for_a_king_whose_crown_is_p
     assert [int(sq) for sq in np.nonzero(probs.argmax(1) == k)[0]] == [king]
 
 
-@pytest.mark.parametrize("seed0,seed", [(11_000_000, 11_037_017), (11_000_000, 11_027_017)])
-def test_the_light_piece_on_the_throne_is_the_best_guess_when_no_crown_stands_out(seed0, seed):
-    """Hard light, a king on the throne (board-11 f6, board-9 e5) whose crown no veil-free look
-    shows: every light piece had a king's share of 0.15 and no top was yellowest by the gap, so
-    the king's best guess was "defender". The king starts on the throne, and in three of the
-    four rule sets no other piece may stop there: the throne's light piece is the guess."""
-    size, truth, probs = _read_hard(seed0, seed)
+def _assert_the_throne_guess(size: int, truth: np.ndarray, probs: np.ndarray) -> None:
+    """The king stands on the throne, whose best guess is he, held back, and no other square's."""
     k = int(SquareClass.KING)
     throne = (size // 2) * size + size // 2
     assert int(truth[throne]) == k
     assert int(probs[throne].argmax()) == k, f"the king read {np.round(probs[throne], 2)}"
     assert probs[throne].max() < SURE, "a king known only by his square is a guess"
     assert [int(sq) for sq in np.nonzero(probs.argmax(1) == k)[0]] == [throne]
+
+
+@pytest.mark.parametrize("seed0,seed", [(11_000_000, 11_037_017), (11_000_000, 11_027_017)])
+def test_the_light_piece_on_the_throne_is_the_best_guess_when_no_crown_stands_out(seed0, seed):
+    """Hard light, a king on the throne (board-11 f6, board-9 e5) whose crown no veil-free look
+    shows: every light piece had a king's share of 0.15 and no top was yellowest by the gap, so
+    the king's best guess was "defender". The king starts on the throne, and in three of the
+    four rule sets no other piece may stop there: the throne's light piece is the guess."""
+    _assert_the_throne_guess(*_read_hard(seed0, seed))
 
 
 @pytest.mark.parametrize("seed0,seed", [(10_000_000, 10_041_017), (86_000_000, 86_038_017)])
@@ -71,13 +75,7 @@ def test_the_king_on_the_throne_under_a_veil_is_the_best_guess_in_museum_light(s
     86,038,017 (fresh seeds, measured, then looked at): the throne's light share 0.53, of which the
     king's guess at 0.55 (0.29) fell below the empty share (0.30). On the throne only the king may
     stop in three of the four rule sets, so there his guess takes most of the light (THRONE_KING_GUESS)."""
-    size, truth, probs = _read_hard(seed0, seed, "museum")
-    k = int(SquareClass.KING)
-    throne = (size // 2) * size + size // 2
-    assert int(truth[throne]) == k
-    assert int(probs[throne].argmax()) == k, f"the king read {np.round(probs[throne], 2)}"
-    assert probs[throne].max() < SURE, "a king known only by his square is a guess"
-    assert [int(sq) for sq in np.nonzero(probs.argmax(1) == k)[0]] == [throne]
+    _assert_the_throne_guess(*_read_hard(seed0, seed, "museum"))
 
 
 def _light(n: int, squares: dict[int, tuple[float, float, float, float]]) -> np.ndarray:
