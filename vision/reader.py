@@ -27,7 +27,7 @@ from vision.occlusion import FrameBandChecker, GridChecker, arm_crossing, arm_re
 from vision.position import SquareClass, marked_squares, pieces_from_classes, throne_square
 from vision.rectify import rectified_frame, rectify
 
-PLAIN_LUM, RING = FEATURE_NAMES.index("plain_lum"), FEATURE_NAMES.index("ring")
+PLAIN_LUM, RING, EDGE = FEATURE_NAMES.index("plain_lum"), FEATURE_NAMES.index("ring"), FEATURE_NAMES.index("edge")
 # A frame whose brightest parts are this dim shows nothing (grey levels, 8 bit).
 DARK_FRAME_LEVEL = 40.0
 # Bare wood dimmer than this cannot separate ivory from wood reliably.
@@ -55,6 +55,11 @@ VEIL_DOUBT_MAX = 0.6
 SHAPE_CONFLICT_DOUBT = 0.6
 # A square blown pure white is read as its shape fallback at most this sure.
 BLOWN_SURE = 0.5
+# A dark piece's top against the lighter wood makes a step on the disc's circle: an "attacker" whose circle
+# has less edge than this (the "edge" feature, mean gradient on the circle over the wood's light) is a
+# shadow's soft patch as likely, and is read at most SOFT_ATTACKER_SURE sure (the best guess kept).
+SOFT_EDGE = 0.2
+SOFT_ATTACKER_SURE = 0.8
 # A defender read on the throne, where only the king may stop in three of the four rule sets, is at most this sure.
 THRONE_DEFENDER_SURE = 0.5
 # Off-colour squares joined to the board's edge that make an arm (vision/occlusion.arm_region),
@@ -285,6 +290,12 @@ class BoardReader:
         blown = feats.saturated
         if blown.any():                 # glare: the camera saw pure white, nothing to judge by
             probs[blown] = no_surer_than(fallback[blown], np.full(int(blown.sum()), BLOWN_SURE))
+        # a dark top with no step round it: a soft shadow as likely as a piece (hard light, development
+        # seeds 16,020,017 b3, 12,016,017 c7, 15,000,017 i4: empty squares under a shadow's edge read sure
+        # attackers, 0.94-1.0, their circles' edge 0.15-0.17 where the frames' attackers had 0.5-0.7)
+        soft = (probs.argmax(1) == int(SquareClass.ATTACKER)) & (feats.values[:, EDGE] < SOFT_EDGE)
+        if soft.any():
+            probs[soft] = no_surer_than(probs[soft], np.full(int(soft.sum()), SOFT_ATTACKER_SURE))
         # the square the colour gave the king may have lost him to the doubt: then he is unseen
         probs = SquareClassifier.hidden_king(probs)
         # ... and then the light piece with the yellowest top, or else the one on the throne, is the best
