@@ -175,6 +175,15 @@ def read_like_cli(image: np.ndarray, board: str, config=None):
     return BoardReader(config, board).read(image)
 
 
+def frame_reading(condition: str, seed0: int, k: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """Frame k of `condition` from `seed0` read as `tafl-vision read` reads it, with the default config:
+    the board's size, the true classes and the reading's class probabilities (the tests' one way in)."""
+    sample, image = frame(condition, seed0, k)
+    config = Config()
+    size = config.boards[sample.board].squares
+    return size, truth_classes(sample.position, size), read_like_cli(image, sample.board, config).probabilities
+
+
 def score_hands(condition: str, frames: int, seed0: int, res: FrameScore) -> None:
     """Frames with a visitor's arm over the board: each must be reported as "hand over board"."""
     from vision.cli import _config

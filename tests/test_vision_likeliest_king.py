@@ -21,25 +21,20 @@ if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 import foreign_vision  # noqa: E402
-from calibration.config import Config  # noqa: E402
 from vision.position import SquareClass  # noqa: E402
-from vision.reader import BoardReader  # noqa: E402
 
 SURE = 0.9
 
 
-def _read_hard(seed0: int, seed: int, condition: str = "hard") -> tuple[int, np.ndarray, np.ndarray]:
+def _read(seed0: int, seed: int, condition: str = "hard") -> tuple[int, np.ndarray, np.ndarray]:
     """The board's size, the true classes and the reading of frame `seed` of the bench's seeds `seed0`
     (hard light unless `condition` says otherwise)."""
-    sample, image = foreign_vision.frame(condition, seed0, (seed - seed0 - 17) // 1000)
-    size = Config().boards[sample.board].squares
-    return size, foreign_vision.truth_classes(sample.position, size), \
-        BoardReader(Config(), sample.board).read(image).probabilities
+    return foreign_vision.frame_reading(condition, seed0, (seed - seed0 - 17) // 1000)
 
 
 @pytest.mark.parametrize("seed0,seed", [(10_000_000, 10_035_017), (11_000_000, 11_040_017)])
 def test_the_yellowest_light_piece_is_the_best_guess_for_a_king_whose_crown_is_pale(seed0, seed):
-    size, truth, probs = _read_hard(seed0, seed)
+    size, truth, probs = _read(seed0, seed)
     k = int(SquareClass.KING)
     king = int(np.nonzero(truth == k)[0][0])
     assert int(probs[king].argmax()) == k, f"the king read {np.round(probs[king], 2)}"
@@ -63,7 +58,7 @@ def test_the_light_piece_on_the_throne_is_the_best_guess_when_no_crown_stands_ou
     shows: every light piece had a king's share of 0.15 and no top was yellowest by the gap, so
     the king's best guess was "defender". The king starts on the throne, and in three of the
     four rule sets no other piece may stop there: the throne's light piece is the guess."""
-    _assert_the_throne_guess(*_read_hard(seed0, seed))
+    _assert_the_throne_guess(*_read(seed0, seed))
 
 
 @pytest.mark.parametrize("seed0,seed", [(10_000_000, 10_041_017), (86_000_000, 86_038_017)])
@@ -75,7 +70,7 @@ def test_the_king_on_the_throne_under_a_veil_is_the_best_guess_in_museum_light(s
     86,038,017 (fresh seeds, measured, then looked at): the throne's light share 0.53, of which the
     king's guess at 0.55 (0.29) fell below the empty share (0.30). On the throne only the king may
     stop in three of the four rule sets, so there his guess takes most of the light (THRONE_KING_GUESS)."""
-    _assert_the_throne_guess(*_read_hard(seed0, seed, "museum"))
+    _assert_the_throne_guess(*_read(seed0, seed, "museum"))
 
 
 def _light(n: int, squares: dict[int, tuple[float, float, float, float]]) -> np.ndarray:
@@ -115,7 +110,7 @@ def test_a_defender_read_on_the_throne_is_never_sure(seed0, seed):
     86,017,017 (measured, then looked at), the king on the throne with his crown unseen and a defender
     elsewhere taken for him; both thrones were read a sure defender (0.92, 0.91). Only the king may
     stop there in three of the four rule sets: a defender read there is held back."""
-    size, truth, probs = _read_hard(seed0, seed)
+    size, truth, probs = _read(seed0, seed)
     throne = (size // 2) * size + size // 2
     assert int(truth[throne]) != int(SquareClass.DEFENDER)
     assert int(probs[throne].argmax()) != int(SquareClass.DEFENDER) or probs[throne].max() < SURE, \

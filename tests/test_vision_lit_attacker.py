@@ -23,20 +23,15 @@ if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 import foreign_vision  # noqa: E402
-from calibration.config import Config  # noqa: E402
 from engine import parse_square  # noqa: E402
 from vision.position import SquareClass, marked_squares  # noqa: E402
-from vision.reader import BoardReader  # noqa: E402
 
 
 @pytest.mark.parametrize("seed0,k,square", [(11_000_000, 3, "e9"), (13_000_000, 31, "e8")])
 def test_an_attacker_with_a_lit_top_on_a_camp_square_is_read(seed0, k, square):
-    sample, image = foreign_vision.frame("museum", seed0, k)
-    size = Config().boards[sample.board].squares
-    truth = foreign_vision.truth_classes(sample.position, size)
+    size, truth, probs = foreign_vision.frame_reading("museum", seed0, k)
     sq = parse_square(square, size)
     assert int(truth[sq]) == int(SquareClass.ATTACKER)
-    probs = BoardReader(Config(), sample.board).read(image).probabilities
     assert int(probs[sq].argmax()) == int(SquareClass.ATTACKER), f"{square} read {np.round(probs[sq], 2)}"
     marked = sorted(marked_squares(size))
     wrong = [q for q in marked if int(probs[q].argmax()) != int(truth[q])]

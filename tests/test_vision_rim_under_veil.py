@@ -22,10 +22,8 @@ if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 import foreign_vision  # noqa: E402
-from calibration.config import Config  # noqa: E402
 from engine import parse_square  # noqa: E402
 from vision.position import SquareClass  # noqa: E402
-from vision.reader import BoardReader  # noqa: E402
 
 SURE = 0.9
 
@@ -33,11 +31,10 @@ SURE = 0.9
 @pytest.mark.parametrize("seed0,k,square,piece", [(15_000_000, 10, "e3", SquareClass.DEFENDER),
                                                   (12_000_000, 12, "b4", SquareClass.ATTACKER)])
 def test_a_rimmed_piece_under_a_veil_is_no_sure_empty(seed0, k, square, piece):
-    sample, image = foreign_vision.frame("hard", seed0, k)
-    size = Config().boards[sample.board].squares
+    size, truth, probs = foreign_vision.frame_reading("hard", seed0, k)
     sq = parse_square(square, size)
-    assert int(foreign_vision.truth_classes(sample.position, size)[sq]) == int(piece)
-    p = BoardReader(Config(), sample.board).read(image).probabilities[sq]
+    assert int(truth[sq]) == int(piece)
+    p = probs[sq]
     assert int(p.argmax()) == int(piece) or p.max() < SURE, f"{square} read {np.round(p, 2)}"
 
 
@@ -46,9 +43,8 @@ def test_a_king_known_by_his_crown_under_a_veil_stays_the_king():
     0.36, his crown plainly gold and his disc no lighter than the wood; held back for his disc, he
     went to the dark disc's fallback and was read an attacker. The king is left out of the rule."""
     seed0, k = 85_000_000, 14
-    sample, image = foreign_vision.frame("museum", seed0, k)
-    size = Config().boards[sample.board].squares
+    size, truth, probs = foreign_vision.frame_reading("museum", seed0, k)
     sq = parse_square("a8", size)
-    assert int(foreign_vision.truth_classes(sample.position, size)[sq]) == int(SquareClass.KING)
-    p = BoardReader(Config(), sample.board).read(image).probabilities[sq]
+    assert int(truth[sq]) == int(SquareClass.KING)
+    p = probs[sq]
     assert int(p.argmax()) == int(SquareClass.KING), f"a8 read {np.round(p, 2)}"

@@ -19,20 +19,15 @@ if str(BENCH) not in sys.path:
     sys.path.insert(0, str(BENCH))
 
 import foreign_vision  # noqa: E402
-from calibration.config import Config  # noqa: E402
 from engine.types import parse_square  # noqa: E402
 from vision.position import SquareClass  # noqa: E402
-from vision.reader import BoardReader  # noqa: E402
 
 SURE = 0.9
 
 
 @pytest.mark.parametrize("seed0,k,square", [(16_000_000, 20, "b3"), (12_000_000, 16, "c7"), (15_000_000, 0, "i4")])
 def test_a_shadow_without_a_rim_is_no_sure_attacker(seed0, k, square):
-    sample, image = foreign_vision.frame("hard", seed0, k)
-    size = Config().boards[sample.board].squares
-    truth = foreign_vision.truth_classes(sample.position, size)
-    probs = BoardReader(Config(), sample.board).read(image).probabilities
+    size, truth, probs = foreign_vision.frame_reading("hard", seed0, k)
     sq = parse_square(square, size)
     a = int(SquareClass.ATTACKER)
     assert int(truth[sq]) == int(SquareClass.EMPTY)
