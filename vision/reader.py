@@ -19,7 +19,7 @@ from vision.classifier import SquareClassifier
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
 from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, king_keep, light_keep,
-                          light_step_short, lighter_than_plain, lit_dark_top, outline_match, pieces_need_a_rim,
+                          light_step_short, lighter_than_plain, lit_dark_top, outline_match, pieces_need_a_rim, rim_without_top,
                           fine_detail, noise_of, shape_agreement, shape_conflict, shape_fallback, with_outline,
                           with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
@@ -60,6 +60,11 @@ BLOWN_SURE = 0.5
 # shadow's soft patch as likely, and is read at most SOFT_ATTACKER_SURE sure (the best guess kept).
 SOFT_EDGE = 0.2
 SOFT_ATTACKER_SURE = 0.8
+# A square read empty whose rim falls as a piece's does round a top no lighter than the wood
+# (vision/shape.rim_without_top) is read a light piece, at most RIM_ONLY_SURE sure; the frame's
+# plainly seen empty squares, the reference, are those read at least PLAIN_EMPTY_SURE sure.
+RIM_ONLY_SURE = 0.5
+PLAIN_EMPTY_SURE = 0.9
 # A defender read on the throne, where only the king may stop in three of the four rule sets, is at most this sure.
 THRONE_DEFENDER_SURE = 0.5
 # Off-colour squares joined to the board's edge that make an arm (vision/occlusion.arm_region),
@@ -241,9 +246,10 @@ class BoardReader:
         keep_k = king_keep(keep_d, feats.crown, plain_ok)
         probs = self.classifier.probabilities(feats.values, self.marked, temper=temper, crown=feats.crown,
                                               light_keep=keep_k)
+        colour_light = probs[:, int(SquareClass.DEFENDER)] + probs[:, int(SquareClass.KING)]
         # a "light piece" on a marked square that is no lighter than plain wood is
         # no light piece; but with no disc seen either it may be a dark one under glare
-        unlit = (probs[:, int(SquareClass.DEFENDER)] + probs[:, int(SquareClass.KING)]) * (1.0 - plain_ok)
+        unlit = colour_light * (1.0 - plain_ok)
         unlit *= 1.0 - np.maximum(evidence.light_seen, evidence.dark_seen)
         # colour says a light piece, the disc a dark one: a dark piece under glare,
         # or a light one sampled on its own shaded side wall; not a sure attacker
@@ -296,6 +302,15 @@ class BoardReader:
         soft = (probs.argmax(1) == int(SquareClass.ATTACKER)) & (feats.values[:, EDGE] < SOFT_EDGE)
         if soft.any():
             probs[soft] = no_surer_than(probs[soft], np.full(int(soft.sum()), SOFT_ATTACKER_SURE))
+        # a rim round a top no lighter than the wood: a light piece the colour took for wood, not a sure empty
+        # (hard light, development seeds 14,021,017 a10, 14,033,017 e6: tinted defenders read empty)
+        plain_empty = ((probs.argmax(1) == int(SquareClass.EMPTY)) & (probs.max(1) >= PLAIN_EMPTY_SURE)
+                       & (glare.share < VEIL_SHARE) & ~blown)
+        rimmed = rim_without_top(probs, outline, plain_empty) & ~blown
+        if rimmed.any():
+            light_first = [int(SquareClass.DEFENDER), int(SquareClass.ATTACKER), int(SquareClass.EMPTY),
+                           int(SquareClass.KING)]           # the empty square's share goes to the defender
+            probs[rimmed] = no_surer_than(probs[rimmed][:, light_first], np.full(int(rimmed.sum()), RIM_ONLY_SURE))
         # the square the colour gave the king may have lost him to the doubt: then he is unseen
         probs = SquareClassifier.hidden_king(probs)
         # ... and then the light piece with the yellowest top, or else the one on the throne, is the best

@@ -628,3 +628,36 @@ def light_step_short(probs: np.ndarray, ev: DiscEvidence, outline: Outline, dept
     by_wood = _step_shown(outline, own, plain & (share < OUTLINE_VEIL), headroom)
     defender = probs.argmax(1) == int(SquareClass.DEFENDER)
     return (1.0 - np.minimum(by_lines, by_wood)) * defender * ~marked
+
+
+# A square read empty whose top is no lighter than its wood (Outline.lift below NOT_LIGHTER, so no veil's
+# lift makes its rim) but whose rim falls outward RIM_ONLY_RATIO times as far as the frame's plainly seen
+# empty squares' do (their 95th percentile, from RIM_ONLY_REFERENCE such squares at least), and at least
+# RIM_ONLY_FLOOR grey levels: where the frame's bare wood shows almost no rim, the grey a veil's edge leaves
+# on an empty square is no piece's (hard 15,019,017 e5: a rim of 6 grey levels against the wood's 2).
+RIM_ONLY_RATIO = 2.5
+RIM_ONLY_FLOOR = 4.0
+RIM_ONLY_REFERENCE = 10
+
+
+def rim_without_top(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray) -> np.ndarray:
+    """Per square (bool), an "empty" square whose disc's rim falls outward as a piece's does though its top is
+    no lighter than the wood: a light piece whose top a tinted lamp or its own shade has brought down to the
+    wood's grey, which the colour took for wood.
+
+    WHY: hard light, development seeds 14,021,017 a10 (a pale green defender), 14,033,017 e6 (a defender
+    under a blue lamp), 12,035,017 d5 and 15,010,017 e3: light pieces plainly in the picture, their tops
+    3.7-7.5 grey levels below the wood, their rims falling 12-27.5 grey levels, read empty. Bare wood's rim
+    falls only into the grid lines beside it, about as far on every square of one frame; `plain_empty`
+    (squares read surely empty with no veil over them and not blown white) says how far. In the development
+    frames (hard 11M-16M, museum 10M-15M, shadows and dim 10M) none of the 56,906 empty squares read empty
+    is taken by this; 8 defenders are, and 5 attackers with a lamp's gloss on their tops (one under a blue
+    lamp that made it look like the defenders beside it), which were read empty and are read defenders now.
+    So the caller only holds the square back, the light piece its best guess.
+    """
+    plain_empty = np.asarray(plain_empty, bool)
+    if int(plain_empty.sum()) < RIM_ONLY_REFERENCE:
+        return np.zeros(len(probs), bool)
+    usual = max(float(np.percentile(outline.fall[plain_empty], 95)), RIM_ONLY_FLOOR)
+    return ((probs.argmax(1) == int(SquareClass.EMPTY)) & (outline.lift < NOT_LIGHTER)
+            & (outline.fall >= RIM_ONLY_RATIO * usual))
