@@ -7,6 +7,9 @@ Frames of the held-out renderer (bench/foreign_renderer.py), hard light, develop
   darker than its wood, so the colour took it for wood and the square read empty. Its rim falls outward
   12-27.5 grey levels, where the frame's plainly seen empty squares fall 4-5 at most. Such a square is now
   read a light piece (vision/shape.rim_without_top), held back.
+- A grey defender, its rim as sharp as a piece's but falling half as far as the frame's white pieces', read a
+  sure empty (1.0): the rim's strength alone, a check made for a veil's soft core, had overruled the colour
+  and the disc. With no veil there it is now held back (vision/reader.py, "overruled").
 """
 from __future__ import annotations
 
@@ -42,3 +45,17 @@ def test_a_rim_round_a_top_no_lighter_than_the_wood_is_a_light_piece(seed0, k, s
     assert int(probs[sq].argmax()) == d, f"{square} read {np.round(probs[sq], 2)}"
     assert probs[sq].max() < SURE, "a top the colour reads as wood is never a sure piece"
     _empty_squares_still_read_empty(truth, probs)
+
+
+def test_a_sharp_rim_weaker_than_the_white_pieces_is_no_sure_empty():
+    size, truth, probs = foreign_vision.frame_reading("hard", 16_000_000, 18)
+    sq = parse_square("j7", size)
+    assert int(truth[sq]) == int(SquareClass.DEFENDER)
+    assert not (int(probs[sq].argmax()) == int(SquareClass.EMPTY) and probs[sq].max() >= SURE), \
+        f"j7 read {np.round(probs[sq], 2)}"
+    _empty_squares_still_read_empty(truth, probs)
+    # the frame's other defenders, white and plainly rimmed, are still read sure defenders
+    others = np.nonzero(truth == int(SquareClass.DEFENDER))[0]
+    others = others[others != sq]
+    sure = (probs[others].argmax(1) == int(SquareClass.DEFENDER)) & (probs[others].max(1) >= SURE)
+    assert sure.mean() >= 0.5, f"only {int(sure.sum())} of {len(others)} other defenders sure"

@@ -226,8 +226,10 @@ class BoardReader:
                                        noise=rect_noise, fine=rect_fine, search=search)
         evidence = DiscEvidence.of(outline, feats.wood_lum, glare.share)
         # a light disc's outline must be as strong as the frame's plain light pieces' (vision/shape.outline_match)
-        evidence = with_outline(evidence, outline_match(evidence, outline.fall, feats.wood_lum - feats.line_lum,
-                                                        glare.share, feats.wood_lum, self.marked))
+        matched = outline_match(evidence, outline.fall, feats.wood_lum - feats.line_lum, glare.share, feats.wood_lum,
+                                self.marked)
+        rimmed_disc = evidence.light_seen * evidence.light_rim
+        evidence = with_outline(evidence, matched)
         # a light piece needs its disc (on a marked square lighter than the plain
         # wood as well), the king his crown or that disc; the king is picked by
         # his crown only among squares that pass
@@ -282,8 +284,15 @@ class BoardReader:
         # the grid line beside a square no darker than the square's own wood: the light changes across the
         # square (a veil's edge runs through it), so its colour against that wood is no sure reading
         uneven = (feats.wood_lum - feats.line_lum) <= 0.0
+        # the colour says a light piece and its disc plainly has a light piece's rim, and only the rim's strength
+        # against the frame's other light pieces (outline_match, made for a veil's soft core) sent the square to
+        # "empty": with no veil there, a grey or tinted piece is as likely, so not a sure empty (hard light,
+        # development seeds 16,018,017 j7: a grey defender, its rim as sharp as a piece's (0.68) but falling half
+        # as far as the white pieces', read a sure empty, 1.0)
+        overruled = colour_light * rimmed_disc * (1.0 - matched) * (glare.share < VEIL_SHARE) \
+            * (probs.argmax(1) == int(SquareClass.EMPTY))
         conflict = np.maximum.reduce([shape_conflict(probs, outline, feats.wood_lum, glare.share, lit_top), unlit, turned,
-                                      missed, short, uneven])
+                                      missed, short, uneven, overruled])
         doubt = np.maximum(doubt, SHAPE_CONFLICT_DOUBT * conflict)
         doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]
         # the doubt goes to what is known before looking and the disc's shape
