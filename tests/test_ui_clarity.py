@@ -73,3 +73,49 @@ def test_several_squares_to_fill_are_asked_in_the_plural():
     app.navigate("game")
     app.step()
     assert app.ctx.t("errors.place_piece.where_many", squares="e7, f7") == "Put them on e7, f7, as shown."
+
+
+class _Hands:
+    """The simulated table's helping hands (SimWorld.set_squares), as the start screen calls them."""
+
+    def __init__(self) -> None:
+        self.asked: list[dict] = []
+
+    def set_squares(self, wanted: dict) -> None:
+        self.asked.append(dict(wanted))
+
+
+def test_play_again_that_waits_for_a_piece_says_what_to_put_where():
+    """A visitor who put a captured piece in the tray and touched "Play again" saw "The robot is tidying the
+    board" for good, while the reset waited for a defender on e6 (Xvfb demo, 4 Dec 2026)."""
+    from kiosk.ui import palette
+    from kiosk.ui.context import GameRequest
+
+    e6 = parse_square("e6", 11)
+    hands = _Hands()
+    app = make_app(game_over("resigned", Side.ATTACKERS), world=hands)
+    app.ctx.request = GameRequest("copenhagen", {}, Side.DEFENDERS, "easy")
+    app.navigate("game")
+    app.step()
+    # the reset after the game needs a defender the robot cannot find; the result is still on the screen
+    app.ctx.controller.set_view(replace(game_over("resigned", Side.ATTACKERS), state="place_piece",
+                                        message="place_piece.missing_pieces", fix_squares={e6: Piece.DEFENDER}))
+    app.step()
+    click(find_button(app, "again").rect.center)
+    app.step()
+    assert app.screen_name == "start"
+    assert not [a for name, a in app.ctx.controller.calls if name == "start_game"], "started on a board not ready"
+    pixels = pygame.surfarray.array3d(app.surface).reshape(-1, 3)
+    assert (pixels == palette.FIX).all(1).any(), "no problem panel: the visitor is not told what to do"
+    body = app.ctx.t("messages.place_piece.missing_pieces") + " " + app.ctx.t("errors.place_piece.where", squares="e6")
+    assert body == "Some pieces are missing from the robot's store. Put it on e6, as shown."
+    # in the simulation a touch on the panel is the visitor's hand putting the defender on e6
+    click(find_button(app, "put_right").rect.center)
+    app.step()
+    assert hands.asked == [{e6: Piece.DEFENDER}]
+    # the board is ready: the chosen game starts by itself
+    app.ctx.controller.set_view(game_over("resigned", Side.ATTACKERS))
+    app.step()
+    starts = [a for name, a in app.ctx.controller.calls if name == "start_game"]
+    assert starts == [("copenhagen", {}, Side.DEFENDERS, "easy")]
+    assert app.screen_name == "game"

@@ -19,12 +19,15 @@ from engine import Board, Side
 from kiosk.ui import palette
 from kiosk.ui.board_view import ScreenBoard, draw_board, draw_pieces, draw_piece
 from kiosk.ui.context import BaseScreen, GameRequest, UiContext
+from kiosk.ui.errors import active_error, draw_error_panel
 from kiosk.match import MATCH_FORMATS
 from kiosk.ui.widgets import draw_button, draw_paragraph, draw_text, fit_font, icon_arrow, icon_book
 from kiosk.states import State
 
 LEVELS = ("easy", "medium", "hard")
 LEVEL_REWARD = {"easy": "colours", "medium": "shaded", "hard": "crown"}
+# The problems (kiosk/ui/errors.active_error) that keep a chosen game from starting until a person acts.
+PERSON_NEEDED = ("place_piece", "fix_board", "staff")
 
 
 def installed_variants(config: Any) -> list[str]:
@@ -172,7 +175,11 @@ class StartScreen(BaseScreen):
         area = pygame.Rect(lay.margin, back.bottom + lay.gap * 2, lay.width - 2 * lay.margin,
                            lay.height - back.bottom - lay.gap * 2 - lay.margin)
         if self.pending is not None or self.error is not None:
-            self.draw_waiting(surface, ctx, area)
+            problem = active_error(ctx.view, 0.0) if self.error is None else None
+            if problem in PERSON_NEEDED:
+                self.draw_person_needed(surface, ctx, area, problem)
+            else:
+                self.draw_waiting(surface, ctx, area)
             return
         getattr(self, f"draw_{self.page}")(surface, ctx, area)
 
@@ -254,6 +261,21 @@ class StartScreen(BaseScreen):
         text = ctx.t("start.waiting") if self.error is None else ctx.t("start.failed", error=self.error)
         draw_paragraph(surface, text, area.inflate(-lay.target, -lay.target), lay.font_heading, align="center",
                        valign="center")
+
+    def draw_person_needed(self, surface: pygame.Surface, ctx: UiContext, area: pygame.Rect, problem: str) -> None:
+        """The next game waits for a hand on the board (a piece the robot cannot find, a square to put right):
+        say so, as the game screen does, rather than "a moment" that never ends.
+
+        WHY: a visitor who took a captured piece off into the tray and touched "Play again" saw "The robot is
+        tidying the board" for good, while the robot waited for someone to put a defender on e6 (Xvfb demo,
+        4 Dec 2026). In the simulation a touch on the panel stands in for the visitor's hands, as a touch on
+        a marked square does on the game screen."""
+        lay = ctx.layout
+        panel = area.inflate(-lay.target, -lay.gap * 2)
+        draw_error_panel(surface, ctx, problem, panel, ctx.now)
+        fix = dict(getattr(ctx.view, "fix_squares", {}) or {})
+        if ctx.world is not None and fix and problem != "staff":
+            self.buttons.add("put_right", panel, lambda: ctx.world.set_squares(fix))
 
     def draw_card(self, surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect, name: str, text: str,
                   colour: tuple[int, int, int], art) -> None:
