@@ -239,7 +239,10 @@ class GameScreen(BaseScreen):
             from_sq, self.selected = self.selected, None
             self.pending_since = ctx.now
             self.pending_stack = len(ctx.view.board.move_stack)
-            ctx.world.visitor_move(from_sq, sq)
+            # the simulated visitor leaves the pieces the move captures on the board, as the kiosk asks
+            # (game.captures_help): the robot takes them away in its turn. Taken off into the tray they
+            # left the reset short of a piece, and every demo game with a capture ended asking a person.
+            ctx.world.visitor_move(from_sq, sq, remove_captures=False)
             return
         if self.own_piece(ctx, sq) and self.targets_of(ctx, sq):
             self.selected = None if self.selected == sq else sq
