@@ -19,7 +19,7 @@ from vision.classifier import SquareClassifier
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
 from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, king_keep, light_keep,
-                          light_step_short, lighter_than_plain, lit_dark_top, outline_match, pieces_need_a_rim, rim_without_top,
+                          light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match, pieces_need_a_rim, rim_without_top,
                           fine_detail, noise_of, shape_agreement, shape_conflict, shape_fallback, with_outline,
                           with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
@@ -281,6 +281,11 @@ class BoardReader:
         # a "light disc" standing far less above its wood than the frame's light pieces is none (a veil's core)
         short = light_step_short(probs, evidence, outline, feats.wood_lum - feats.line_lum, feats.wood_lum,
                                  glare.share, self.marked)
+        # ... and on a marked square's darker fill, one standing less above it than the grid lines sink below
+        # it (the throne, where the king's gold crown may sit as dark as the fill, is left to the king's checks)
+        off_throne = self.marked.copy()
+        off_throne[self.throne] = False
+        short = np.maximum(short, light_on_fill_short(probs, outline, feats.wood_lum - feats.line_lum, off_throne))
         # the grid line beside a square no darker than the square's own wood: the light changes across the
         # square (a veil's edge runs through it), so its colour against that wood is no sure reading
         uneven = (feats.wood_lum - feats.line_lum) <= 0.0

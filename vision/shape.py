@@ -661,3 +661,25 @@ def rim_without_top(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray
     usual = max(float(np.percentile(outline.fall[plain_empty], 95)), RIM_ONLY_FLOOR)
     return ((probs.argmax(1) == int(SquareClass.EMPTY)) & (outline.lift < NOT_LIGHTER)
             & (outline.fall >= RIM_ONLY_RATIO * usual))
+
+
+# An ivory top on a marked square's darker fill stands far above that fill: at least FILL_STEP times as
+# far as the grid lines beside the square sink below it (Outline.lift against wood_lum - line_lum).
+FILL_STEP = 1.0
+
+
+def light_on_fill_short(probs: np.ndarray, outline: Outline, depth: np.ndarray, marked: np.ndarray) -> np.ndarray:
+    """Per square (0..1), a light piece the colour reads on a marked square (the throne left to the caller)
+    whose top stands less above the fill than the grid lines sink below it: a soft spot of light, not ivory.
+
+    WHY: hard light, fresh seeds 89,027,017 a4 and 89,003,017 e2, both Tablut camp squares: a streak of light
+    along the board's edge and a soft spot under a green lamp lifted the darker fill above the plain wood, and
+    their edges gave the "disc" a rim (sharpness 0.55-0.60), so the squares read sure defenders (1.00, 0.94).
+    light_step_short leaves the marked squares out (another fill, another step). Over the development frames
+    and 89M (all conditions), the 9 empty marked squares read light stood 0.23-0.57 of the lines' depth above
+    their fill; the 4 light pieces on marked squares (kings on corners) 2.3-6.9. `depth`: wood_lum - line_lum.
+    The caller counts this as light_step_short: the rim is not counted and the square is held back.
+    """
+    light = np.isin(probs.argmax(1), (int(SquareClass.DEFENDER), int(SquareClass.KING)))
+    step = np.maximum(np.asarray(depth, np.float64), MIN_STEP)
+    return (light & np.asarray(marked, bool) & (outline.lift < FILL_STEP * step)).astype(np.float64)
