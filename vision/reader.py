@@ -19,9 +19,9 @@ from vision.classifier import SquareClassifier
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
 from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, king_keep, light_keep,
-                          light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match, pieces_need_a_rim, rim_without_top,
-                          fine_detail, noise_of, shape_agreement, shape_conflict, shape_fallback, with_outline,
-                          with_wall)
+                          light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match,
+                          pieces_need_a_rim, rim_without_top, fine_detail, noise_of, shape_agreement, shape_conflict,
+                          shape_fallback, with_outline, with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_crossing, arm_region, foreign_squares
 from vision.position import SquareClass, marked_squares, pieces_from_classes, throne_square
@@ -156,6 +156,8 @@ class BoardReader:
         self.marked = np.zeros(self.size * self.size, bool)
         self.marked[list(marked_squares(self.size))] = True
         self.throne = throne_square(self.size)
+        self.marked_off_throne = self.marked.copy()
+        self.marked_off_throne[self.throne] = False
         pc = self.config.pieces
         self.outline = OutlineMeter(self.extractor.radius_mm * self.frame.ppm,
                                     (self.geometry.pitch - self.geometry.spec.line_width_mm) / 2 * self.frame.ppm)
@@ -283,9 +285,8 @@ class BoardReader:
                                  glare.share, self.marked)
         # ... and on a marked square's darker fill, one standing less above it than the grid lines sink below
         # it (the throne, where the king's gold crown may sit as dark as the fill, is left to the king's checks)
-        off_throne = self.marked.copy()
-        off_throne[self.throne] = False
-        short = np.maximum(short, light_on_fill_short(probs, outline, feats.wood_lum - feats.line_lum, off_throne))
+        short = np.maximum(short, light_on_fill_short(probs, outline, feats.wood_lum - feats.line_lum,
+                                                      self.marked_off_throne))
         # the grid line beside a square no darker than the square's own wood: the light changes across the
         # square (a veil's edge runs through it), so its colour against that wood is no sure reading
         uneven = (feats.wood_lum - feats.line_lum) <= 0.0
