@@ -72,8 +72,8 @@ THRONE_DEFENDER_SURE = 0.5
 ARM_SQUARES = 4
 
 
-def no_surer_than(probs: np.ndarray, cap: np.ndarray) -> np.ndarray:
-    """Each row moved towards uniform just so far that its largest share is at most `cap`.
+def no_surer_than(probs: np.ndarray, cap: np.ndarray | float) -> np.ndarray:
+    """Each row moved towards uniform just so far that its largest share is at most `cap` (per row, or one for all).
 
     The order of the classes (the best guess) stays; only the certainty goes.
     """
@@ -228,8 +228,8 @@ class BoardReader:
                                        noise=rect_noise, fine=rect_fine, search=search)
         evidence = DiscEvidence.of(outline, feats.wood_lum, glare.share)
         # a light disc's outline must be as strong as the frame's plain light pieces' (vision/shape.outline_match)
-        matched = outline_match(evidence, outline.fall, feats.wood_lum - feats.line_lum, glare.share, feats.wood_lum,
-                                self.marked)
+        depth = feats.wood_lum - feats.line_lum         # the grid lines' depth below each square's wood
+        matched = outline_match(evidence, outline.fall, depth, glare.share, feats.wood_lum, self.marked)
         rimmed_disc = evidence.light_seen * evidence.light_rim
         evidence = with_outline(evidence, matched)
         # a light piece needs its disc (on a marked square lighter than the plain
@@ -281,15 +281,13 @@ class BoardReader:
         doubt *= 1.0 - shape_agreement(probs, evidence, feats.wood_lum, feats.line_lum, outline.noise,
                                        feats.values[:, RING])
         # a "light disc" standing far less above its wood than the frame's light pieces is none (a veil's core)
-        short = light_step_short(probs, evidence, outline, feats.wood_lum - feats.line_lum, feats.wood_lum,
-                                 glare.share, self.marked)
+        short = light_step_short(probs, evidence, outline, depth, feats.wood_lum, glare.share, self.marked)
         # ... and on a marked square's darker fill, one standing less above it than the grid lines sink below
         # it (the throne, where the king's gold crown may sit as dark as the fill, is left to the king's checks)
-        short = np.maximum(short, light_on_fill_short(probs, outline, feats.wood_lum - feats.line_lum,
-                                                      self.marked_off_throne))
+        short = np.maximum(short, light_on_fill_short(probs, outline, depth, self.marked_off_throne))
         # the grid line beside a square no darker than the square's own wood: the light changes across the
         # square (a veil's edge runs through it), so its colour against that wood is no sure reading
-        uneven = (feats.wood_lum - feats.line_lum) <= 0.0
+        uneven = depth <= 0.0
         # the colour says a light piece and its disc plainly has a light piece's rim, and only the rim's strength
         # against the frame's other light pieces (outline_match, made for a veil's soft core) sent the square to
         # "empty": with no veil there, a grey or tinted piece is as likely, so not a sure empty (hard light,
@@ -309,23 +307,20 @@ class BoardReader:
         cap = ((1.0 - doubt) * probs + doubt * uniform).max(1)
         probs = no_surer_than((1.0 - doubt) * probs + doubt * fallback, cap)
         blown = feats.saturated
-        if blown.any():                 # glare: the camera saw pure white, nothing to judge by
-            probs[blown] = no_surer_than(fallback[blown], np.full(int(blown.sum()), BLOWN_SURE))
+        probs[blown] = no_surer_than(fallback[blown], BLOWN_SURE)    # glare: the camera saw pure white, nothing to judge by
         # a dark top with no step round it: a soft shadow as likely as a piece (hard light, development
         # seeds 16,020,017 b3, 12,016,017 c7, 15,000,017 i4: empty squares under a shadow's edge read sure
         # attackers, 0.94-1.0, their circles' edge 0.15-0.17 where the frames' attackers had 0.5-0.7)
         soft = (probs.argmax(1) == int(SquareClass.ATTACKER)) & (feats.values[:, EDGE] < SOFT_EDGE)
-        if soft.any():
-            probs[soft] = no_surer_than(probs[soft], np.full(int(soft.sum()), SOFT_ATTACKER_SURE))
+        probs[soft] = no_surer_than(probs[soft], SOFT_ATTACKER_SURE)
         # a rim round a top no lighter than the wood: a light piece the colour took for wood, not a sure empty
         # (hard light, development seeds 14,021,017 a10, 14,033,017 e6: tinted defenders read empty)
         plain_empty = ((probs.argmax(1) == int(SquareClass.EMPTY)) & (probs.max(1) >= PLAIN_EMPTY_SURE)
-                       & (glare.share < VEIL_SHARE) & ~blown)
+                       & (glare.share < VEIL_SHARE))      # (a blown square is at most BLOWN_SURE sure already)
         rimmed = rim_without_top(probs, outline, plain_empty) & ~blown
-        if rimmed.any():
-            light_first = [int(SquareClass.DEFENDER), int(SquareClass.ATTACKER), int(SquareClass.EMPTY),
-                           int(SquareClass.KING)]           # the empty square's share goes to the defender
-            probs[rimmed] = no_surer_than(probs[rimmed][:, light_first], np.full(int(rimmed.sum()), RIM_ONLY_SURE))
+        light_first = [int(SquareClass.DEFENDER), int(SquareClass.ATTACKER), int(SquareClass.EMPTY),
+                       int(SquareClass.KING)]               # the empty square's share goes to the defender
+        probs[rimmed] = no_surer_than(probs[rimmed][:, light_first], RIM_ONLY_SURE)
         # the square the colour gave the king may have lost him to the doubt: then he is unseen
         probs = SquareClassifier.hidden_king(probs)
         # ... and then the light piece with the yellowest top, or else the one on the throne, is the best
@@ -335,8 +330,8 @@ class BoardReader:
         # defender there it is never a sure one (hard light, fresh seeds 86,017,017: the king on f6, his crown
         # unseen and a defender elsewhere taken for him, read a sure defender, 0.91)
         t = self.throne
-        if int(probs[t].argmax()) == int(SquareClass.DEFENDER) and probs[t].max() > THRONE_DEFENDER_SURE:
-            probs[t] = no_surer_than(probs[t:t + 1], np.array([THRONE_DEFENDER_SURE]))[0]
+        if int(probs[t].argmax()) == int(SquareClass.DEFENDER):
+            probs[t] = no_surer_than(probs[t:t + 1], THRONE_DEFENDER_SURE)[0]
         return Reading(probabilities=probs, features=feats, view=view, rectified=rect, size=self.size, glare=glare,
                        outline=outline)
 
