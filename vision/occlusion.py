@@ -68,6 +68,8 @@ NEAR_WHITE = 217.0
 CLIPPED = 245.0
 # The wood beside a line it is compared with (GridChecker.check) lies this share of a square across it.
 SIDE_PITCH = 0.15
+# Marked squares' fill is judged for a sleeve's colour (foreign_squares) only with this many of them seen.
+FILL_REFERENCE = 3
 
 
 @dataclass(frozen=True)
@@ -234,6 +236,31 @@ class GridChecker:
                               largest_patch=self._largest(hidden, wood), wood=wood,
                               covered=covered, faint=faint, washed=covered & a.faint & near_white & ~hidden)
 
+    def arm_crossing(self, vis: GridVisibility, region: np.ndarray) -> bool:
+        """A crossing is gone that, with an off-colour region reaching in over the edge (arm_region),
+        makes an arm: one hidden, or one washed out at near white with the veil taken off, or a patch of
+        hidden ones (min_patch) at the region's own squares' corners however brightly lit.
+
+        The washed ones do not make a hand on their own (GridChecker.both: a veil's clipped rim
+        washes lines so too), but a pale hand's tip under a strong veil leaves only such a crossing
+        beside its off-colour squares (hard light, development seeds 14,007,029). A hand under a lamp's
+        core is lit like glare (_largest leaves such patches out), but a sleeve comes in over the edge
+        to it: hard light, seeds 90,019,029, a sleeve over Tablut's left camps and the hand under the
+        lamp, all seven crossings it hid lit like glare, was read as a board. A single such crossing
+        is not enough: a bluish veil at the board's edge (development seeds 11,046,017) leaves its
+        squares off-colour with the veil taken off and one crossing washed out in its core.
+        `region` is arm_region's (size, size) grid.
+        """
+        if vis.largest_patch >= 1 or bool(vis.washed.any()):
+            return True
+        corners = np.zeros(vis.hidden.shape, bool)
+        for dr in (0, 1):
+            for df in (0, 1):
+                corners[dr:dr + region.shape[0], df:df + region.shape[1]] |= region
+        count, labels = cv2.connectedComponents(vis.hidden.astype(np.uint8), connectivity=8)
+        touching = set(np.unique(labels[corners & vis.hidden]).tolist())
+        return any(int((labels == k).sum()) >= self.min_patch for k in touching)
+
     def occluded(self, vis: GridVisibility) -> bool:
         return vis.largest_patch >= self.min_patch
 
@@ -244,43 +271,44 @@ def beside_clipped(wood: np.ndarray) -> np.ndarray:
     return cv2.dilate(clipped.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
 
 
-def arm_crossing(vis: GridVisibility) -> bool:
-    """A crossing is gone that, with an off-colour region reaching in over the edge (arm_region),
-    makes an arm: one hidden, or one washed out at near white with the veil taken off.
-
-    The washed ones do not make a hand on their own (GridChecker.both: a veil's clipped rim
-    washes lines so too), but a pale hand's tip under a strong veil leaves only such a crossing
-    beside its off-colour squares (hard light, development seeds 14,007,029).
-    """
-    return vis.largest_patch >= 1 or bool(vis.washed.any())
-
-
 def foreign_squares(wood_chroma: np.ndarray, marked: np.ndarray, size: int, limit: float = 0.2,
                     unseen: np.ndarray | None = None) -> np.ndarray:
-    """Plain squares whose bare-wood corners are not the colour of the wood around them.
+    """Squares whose bare-wood corners are not the colour of the wood around them.
 
     A sleeve or a hand may leave the grid visible through gaps but rarely has
     the wood's colour where it lies. Each square is compared with the median
     of the 5x5 squares round it: spotlights and daylight tint the wood too,
     but smoothly, while an arm changes the colour from one square to the next.
-    Marked squares are left out (their fill is another colour, and their
-    corners take colour from their neighbours in the camera's chroma
-    subsampling), and so are `unseen` ones, whose wood is so near clipping
-    that its colour is lost (the core of a glare patch reads white, which is
-    no wood's colour: hard light, development seeds 10,006,017 and
-    14,014,017 were "hand over board" so). `wood_chroma` is the wood's own
-    colour, the veil of glare taken off (vision/features.py): a veil adds
-    white to the wood and no sleeve. Returns a (size, size) bool grid.
+    Marked squares' fill is another colour: it is compared once the fill's
+    own offset from the wood (the median over the board's seen marked squares
+    against the plain ones', with at least FILL_REFERENCE of them) is taken
+    off. Light multiplies fill and wood alike and leaves that offset in these
+    log ratios, and a sleeve over a camp at the board's edge is no fill's
+    colour (hard light, seeds 90,019,029: a sleeve over Tablut's left camps
+    made no off-colour square while they were left out). `unseen` squares are
+    left out, whose wood is so near clipping that its colour is lost (the core
+    of a glare patch reads white, which is no wood's colour: hard light,
+    development seeds 10,006,017 and 14,014,017 were "hand over board" so).
+    `wood_chroma` is the wood's own colour, the veil of glare taken off
+    (vision/features.py): a veil adds white to the wood and no sleeve.
+    Returns a (size, size) bool grid.
     """
-    plain = ~marked if unseen is None else ~marked & ~unseen
+    seen = np.ones(len(wood_chroma), bool) if unseen is None else ~unseen
+    plain = ~marked & seen
     if not plain.any():
         return np.zeros((size, size), bool)
     grid = wood_chroma.astype(np.float32).copy()
-    grid[~plain] = np.median(wood_chroma[plain], 0)
+    wood = np.median(wood_chroma[plain], 0)
+    fill = marked & seen
+    judged = plain.copy()
+    if int(fill.sum()) >= FILL_REFERENCE:
+        grid[fill] -= np.median(wood_chroma[fill], 0) - wood
+        judged |= fill
+    grid[~judged] = wood
     grid = grid.reshape(size, size, 2)
     local = np.stack([cv2.medianBlur(np.ascontiguousarray(grid[..., k]), 5) for k in range(2)], -1)
     out = (np.abs(grid - local) > limit).any(2)
-    return out & plain.reshape(size, size)
+    return out & judged.reshape(size, size)
 
 
 def band_squares(size: int) -> np.ndarray:
@@ -293,8 +321,8 @@ def band_squares(size: int) -> np.ndarray:
     return np.array(out)
 
 
-def arm_region(foreign: np.ndarray, band: np.ndarray, size: int) -> int:
-    """Squares in the largest off-colour region that reaches in over the board's edge.
+def arm_region(foreign: np.ndarray, band: np.ndarray, size: int) -> np.ndarray:
+    """The largest off-colour region that reaches in over the board's edge: a (size, size) bool grid.
 
     An arm comes in from outside: its off-colour squares join up with the
     edge of the board where the frame band round it is covered too. Stage
@@ -304,14 +332,12 @@ def arm_region(foreign: np.ndarray, band: np.ndarray, size: int) -> int:
     grid of foreign_squares, `band` FrameBandChecker.deviating.
     """
     count, labels = cv2.connectedComponents(foreign.astype(np.uint8), connectivity=4)
-    if count <= 1:
-        return 0
     flags = np.asarray(band, bool)
     near = flags | np.roll(flags, 1) | np.roll(flags, -1)      # the band's segment or a neighbour
-    edge = band_squares(size)[near]
     flat = labels.reshape(-1)
-    touching = {int(flat[sq]) for sq in edge if flat[sq] > 0}
-    return max((int((labels == k).sum()) for k in touching), default=0)
+    touching = {int(flat[sq]) for sq in band_squares(size)[near] if flat[sq] > 0} if count > 1 else set()
+    best = max(touching, key=lambda k: int((labels == k).sum()), default=0)
+    return labels == best if best else np.zeros((size, size), bool)
 
 
 class FrameBandChecker:

@@ -23,7 +23,7 @@ from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvid
                           pieces_need_a_rim, rim_without_top, fine_detail, noise_of, shape_agreement, shape_conflict,
                           shape_fallback, with_outline, with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
-from vision.occlusion import FrameBandChecker, GridChecker, arm_crossing, arm_region, foreign_squares
+from vision.occlusion import FrameBandChecker, GridChecker, arm_region, foreign_squares
 from vision.position import SquareClass, marked_squares, pieces_from_classes, throne_square
 from vision.rectify import rectified_frame, rectify
 
@@ -213,7 +213,8 @@ class BoardReader:
         # hidden grid crossings suffice; off-colour squares only as a region that
         # comes in over the board's edge (an arm), never stage light or a shadow alone
         foreign = foreign_squares(feats.wood_chroma, self.marked, self.size, unseen=feats.colour_unseen)
-        if arm_crossing(grid) and arm_region(foreign, self.band.deviating(rect), self.size) >= ARM_SQUARES:
+        region = arm_region(foreign, self.band.deviating(rect), self.size)
+        if int(region.sum()) >= ARM_SQUARES and self.grid.arm_crossing(grid, region):
             raise NotReadable("hand over board")
         if float(np.median(feats.wood_lum)) < DARK_WOOD_LEVEL:
             raise NotReadable("too dark")
