@@ -18,8 +18,8 @@ from engine import pieces_from_position, position_from_pieces
 from vision.classifier import SquareClassifier
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
-from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, king_keep, light_keep,
-                          light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match,
+from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, crown_alone, king_keep,
+                          light_keep, light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match,
                           pieces_need_a_rim, rim_without_top, fine_detail, noise_of, shape_agreement, shape_conflict,
                           shape_fallback, with_outline, with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
@@ -296,8 +296,10 @@ class BoardReader:
         # as far as the white pieces', read a sure empty, 1.0)
         overruled = colour_light * rimmed_disc * (1.0 - matched) * (glare.share < VEIL_SHARE) \
             * (probs.argmax(1) == int(SquareClass.EMPTY))
+        # a king by his crown's colour alone, with nothing of a piece round it
+        crowned = crown_alone(probs, evidence, outline, glare.share < VEIL_SHARE)
         conflict = np.maximum.reduce([shape_conflict(probs, outline, feats.wood_lum, glare.share, lit_top), unlit, turned,
-                                      missed, short, uneven, overruled])
+                                      missed, short, uneven, overruled, crowned])
         doubt = np.maximum(doubt, SHAPE_CONFLICT_DOUBT * conflict)
         doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]
         # the doubt goes to what is known before looking and the disc's shape

@@ -683,3 +683,20 @@ def light_on_fill_short(probs: np.ndarray, outline: Outline, depth: np.ndarray, 
     light = np.isin(probs.argmax(1), (int(SquareClass.DEFENDER), int(SquareClass.KING)))
     step = np.maximum(np.asarray(depth, np.float64), MIN_STEP)
     return (light & np.asarray(marked, bool) & (outline.lift < FILL_STEP * step)).astype(np.float64)
+
+
+def crown_alone(probs: np.ndarray, ev: DiscEvidence, outline: Outline, unveiled: np.ndarray) -> np.ndarray:
+    """Per square (0..1), a king the colour reads where, with no veil there, neither a light disc stands out
+    of the noise nor any outline round the top (Outline.fall within SEEN_SNR noise sigmas): gold-tinted wood.
+
+    WHY: the king is the one piece king_keep lets through on his crown's colour alone (his gold top may be no
+    lighter than the wood), but he is a piece all the same: his ivory body round the crown and his shadow
+    fall away from the top. Hard light, fresh seeds 90,022,017 b1 and development seeds 13,032,017: bare wood
+    in a dim corner that the light tinted gold read kings, 0.83 and 0.85, with no disc (lift 3.8 and -0.3 grey
+    levels) and a fall of 2.1 noise sigmas. The kings the development frames and 88M-89M read right with no
+    light disc seen, out of veils, fell 10.9-15.1 sigmas; under veils (left out here) the crown may be all
+    that is left of him.
+    """
+    king = probs.argmax(1) == int(SquareClass.KING)
+    fall_seen = _ramp(outline.fall / max(outline.noise, 0.5), *SEEN_SNR)
+    return king * (1.0 - ev.light_seen) * (1.0 - fall_seen) * np.asarray(unveiled, np.float64)
