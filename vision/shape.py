@@ -691,9 +691,9 @@ def crown_alone(probs: np.ndarray, ev: DiscEvidence, outline: Outline, unveiled:
 
     WHY: the king is the one piece king_keep lets through on his crown's colour alone (his gold top may be no
     lighter than the wood), but he is a piece all the same: his ivory body round the crown and his shadow
-    fall away from the top. Hard light, fresh seeds 90,022,017 b1 and development seeds 13,032,017: bare wood
-    in a dim corner that the light tinted gold read kings, 0.83 and 0.85, with no disc (lift 3.8 and -0.3 grey
-    levels) and a fall of 2.1 noise sigmas. The kings the development frames and 88M-89M read right with no
+    fall away from the top. Hard light, seeds 90,022,017 b1, 89,020,017 b11 and 13,032,017 j5: bare wood that
+    the light tinted gold read kings (0.83, 0.78, 0.85) with no disc and a fall of about 2 noise sigmas, while
+    the real king, his crown unseen, was read a defender. The kings of the development frames and 89M with no
     light disc seen, out of veils, fell 10.9-15.1 sigmas; under veils (left out here) the crown may be all
     that is left of him.
     """
