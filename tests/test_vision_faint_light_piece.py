@@ -6,7 +6,9 @@ Frames of the held-out renderer (bench/foreign_renderer.py), hard light, develop
   defender; defenders under a blue lamp, or in their neighbours' shade) but its top is a few grey levels
   darker than its wood, so the colour took it for wood and the square read empty. Its rim falls outward
   12-27.5 grey levels, where the frame's plainly seen empty squares fall 4-5 at most. Such a square is now
-  read a light piece (vision/shape.rim_without_top), held back.
+  read a light piece (vision/shape.rim_without_top), held back. So is a top a little lighter than the wood that
+  does not stand out of the noise, out of veils (90,055,017 h8: a defender under a blue-white lamp, read empty
+  at 0.87, only its shadow's crescent plain).
 - A grey defender, its rim as sharp as a piece's but falling half as far as the frame's white pieces', read a
   sure empty (1.0): the rim's strength alone, a check made for a veil's soft core, had overruled the colour
   and the disc. With no veil there it is now held back (vision/reader.py, "overruled").
@@ -36,7 +38,8 @@ def _empty_squares_still_read_empty(truth: np.ndarray, probs: np.ndarray) -> Non
     assert right.mean() >= 0.95, f"only {int(right.sum())} of {len(empty)} empty squares read empty"
 
 
-@pytest.mark.parametrize("seed0,k,square", [(14_000_000, 21, "a10"), (14_000_000, 33, "e6"), (15_000_000, 10, "e3")])
+@pytest.mark.parametrize("seed0,k,square", [(14_000_000, 21, "a10"), (14_000_000, 33, "e6"), (15_000_000, 10, "e3"),
+                                            (90_000_000, 55, "h8"), (90_000_000, 21, "c5")])
 def test_a_rim_round_a_top_no_lighter_than_the_wood_is_a_light_piece(seed0, k, square):
     size, truth, probs = foreign_vision.frame_reading("hard", seed0, k)
     sq = parse_square(square, size)

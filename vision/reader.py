@@ -65,6 +65,8 @@ SOFT_ATTACKER_SURE = 0.8
 # plainly seen empty squares, the reference, are those read at least PLAIN_EMPTY_SURE sure.
 RIM_ONLY_SURE = 0.5
 PLAIN_EMPTY_SURE = 0.9
+# ... and a top a little lighter than the wood is taken as such while its disc is seen less than this plainly.
+TOP_UNSEEN = 0.5
 # A defender read on the throne, where only the king may stop in three of the four rule sets, is at most this sure.
 THRONE_DEFENDER_SURE = 0.5
 # Off-colour squares joined to the board's edge that make an arm (vision/occlusion.arm_region),
@@ -320,7 +322,9 @@ class BoardReader:
         # (hard light, development seeds 14,021,017 a10, 14,033,017 e6: tinted defenders read empty)
         plain_empty = ((probs.argmax(1) == int(SquareClass.EMPTY)) & (probs.max(1) >= PLAIN_EMPTY_SURE)
                        & (glare.share < VEIL_SHARE))      # (a blown square is at most BLOWN_SURE sure already)
-        rimmed = rim_without_top(probs, outline, plain_empty) & ~blown
+        # ... or a little lighter but not standing out of the noise, out of veils (a defender under a blue lamp)
+        unseen_top = (evidence.light_seen < TOP_UNSEEN) & (glare.share < VEIL_SHARE)
+        rimmed = rim_without_top(probs, outline, plain_empty, unseen_top) & ~blown
         light_first = [int(SquareClass.DEFENDER), int(SquareClass.ATTACKER), int(SquareClass.EMPTY),
                        int(SquareClass.KING)]               # the empty square's share goes to the defender
         probs[rimmed] = no_surer_than(probs[rimmed][:, light_first], RIM_ONLY_SURE)
