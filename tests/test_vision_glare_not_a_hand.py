@@ -66,3 +66,12 @@ def test_a_hand_tip_inside_a_clipped_core_leaves_nothing_read_surely(seed0, k):
     reading = BoardReader(Config(), sample.board).read(image)
     assert _wrong_and_sure(reading, sample) == []
     assert (reading.confidence < CONFIDENT).sum() >= 10          # the core's squares are held back
+
+
+def test_two_crossings_squeezed_white_by_a_veil_are_no_hand():
+    """Hard light, seeds 91,031,017: a streak of a veil at 219-222 grey levels squeezed two grid lines'
+    depth into the noise, in the picture as taken and with the veil taken off alike, and the reader
+    refused the hand-free board as "hand over board" (vision/occlusion.SQUEEZED_PATCH)."""
+    sample, image = foreign_vision.frame("hard", 91_000_000, 31)
+    reading = BoardReader(Config(), sample.board).read(image, track=False)
+    assert reading.probabilities.shape == (81, 4)

@@ -38,3 +38,12 @@ def test_a_pale_arm_in_bright_light_is_a_hand(k):
     sample, image = foreign_vision.frame("museum", SEED0, k, arm=True)
     with pytest.raises(NotReadable, match="hand over board"):
         BoardReader(Config(), sample.board).read(image, track=False)
+
+
+def test_a_pale_hand_whose_crossings_the_lamp_squeezes_white_is_a_hand():
+    """Museum light, development seeds 10,020,029: a pale hand under a lamp hides two crossings near white in
+    the picture as taken, seven with the veil taken off. Two crossings squeezed white by a veil alone are no
+    hand (vision/occlusion.SQUEEZED_PATCH); the veil-free look's patch round them makes this one."""
+    sample, image = foreign_vision.frame("museum", 10_000_000, 20, arm=True)
+    with pytest.raises(NotReadable, match="hand over board"):
+        BoardReader(Config(), sample.board).read(image, track=False)

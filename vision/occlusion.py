@@ -68,6 +68,13 @@ NEAR_WHITE = 217.0
 CLIPPED = 245.0
 # The wood beside a line it is compared with (GridChecker.check) lies this share of a square across it.
 SIDE_PITCH = 0.15
+# In a frame with glare, a hidden patch of fewer crossings than this, all where the picture as taken is nearly
+# white (NEAR_WHITE: the tone curve squeezes the lines' depth into the noise there), makes a hand only where
+# the look with the veil taken off hides a patch of this size round it (GridChecker.both). Hard light, seeds
+# 91,031,017: two crossings under a streak of a veil (wood 219-222 as taken, hidden in both looks and no
+# more) made a hand-free board "hand over board"; museum light, development seeds 10,020,029: a pale hand
+# under a lamp hid two crossings as taken and seven with the veil taken off, and is still a hand.
+SQUEEZED_PATCH = 3
 # Marked squares' fill is judged for a sleeve's colour (foreign_squares) only with this many of them seen.
 FILL_REFERENCE = 3
 
@@ -171,11 +178,20 @@ class GridChecker:
                               covered=covered, faint=faint, washed=np.zeros_like(grid))
 
     @staticmethod
-    def _largest(grid: np.ndarray, wood: np.ndarray) -> int:
-        """Crossings in the largest connected hidden patch, leaving out patches lit like glare's core."""
+    def _largest(grid: np.ndarray, wood: np.ndarray, squeezed: np.ndarray | None = None,
+                 support: np.ndarray | None = None) -> int:
+        """Crossings in the largest connected hidden patch, leaving out patches lit like glare's core,
+        and small patches (under SQUEEZED_PATCH) all on `squeezed` crossings unless `support` (the
+        crossings hidden in another look) hides a patch of that size that reaches them."""
         count, labels = cv2.connectedComponents(grid.astype(np.uint8), connectivity=8)
         if count <= 1:
             return 0
+        if support is not None:
+            n_sup, sup_labels = cv2.connectedComponents(support.astype(np.uint8), connectivity=8)
+            big = [k for k in range(1, n_sup) if int((sup_labels == k).sum()) >= SQUEEZED_PATCH]
+            supported = np.isin(sup_labels, big)
+        else:
+            supported = np.zeros(grid.shape, bool)
         inner = wood[1:-1, 1:-1]
         board = float(np.nanmedian(inner)) if np.isfinite(inner).any() else 0.0
         sizes = []
@@ -183,6 +199,9 @@ class GridChecker:
             patch = labels == k
             lit = wood[patch]
             if board > 0 and np.isfinite(lit).all() and (lit > GLARE_BRIGHTNESS * board).all():
+                continue
+            if squeezed is not None and int(patch.sum()) < SQUEEZED_PATCH and squeezed[patch].all() \
+                    and not (supported & patch).any():
                 continue
             sizes.append(int(patch.sum()))
         return max(sizes, default=0)
@@ -233,7 +252,7 @@ class GridChecker:
         near_white |= rim
         wood = np.fmax(a.wood, b.wood)
         return GridVisibility(hidden=hidden, contrast=np.minimum(a.contrast, b.contrast),
-                              largest_patch=self._largest(hidden, wood), wood=wood,
+                              largest_patch=self._largest(hidden, wood, b.wood > NEAR_WHITE, a.hidden), wood=wood,
                               covered=covered, faint=faint, washed=covered & a.faint & near_white & ~hidden)
 
     def arm_crossing(self, vis: GridVisibility, region: np.ndarray) -> bool:
