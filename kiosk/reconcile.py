@@ -57,3 +57,28 @@ def diff_squares(observed: dict[int, Piece], target: dict[int, Piece]) -> dict[i
         if observed.get(sq) != target.get(sq):
             out[sq] = target.get(sq)
     return dict(sorted(out.items()))
+
+
+def king_in_storage(observed: dict[int, Piece], king_share: dict[int, float], storage: dict[Slot, Piece],
+                    sure: float) -> tuple[dict[int, Piece], list[Slot]]:
+    """The camera's board checked against a king the ledger has in storage.
+
+    WHY: the reader takes a board to hold its king, as a board in play does (a
+    captured king ends the game), and when it sees him nowhere it names the
+    likeliest light piece the king (vision/classifier.likeliest_king), never
+    surely. Once the robot has parked a captured king in his slot that guess is
+    a defender: a museum day (`tafl-kiosk --simulate --visitors 12 --seed 4242
+    --faults all`) had the reset carry a defender "king" from j10 to the throne,
+    leave the real king in his slot, book two kings, and start the next game
+    with a defender on the throne. So where storage holds the king, a king the
+    camera is less than `sure` of (`king_share`: his share per square) is read
+    the defender he is. A king it is sure of is there: the ledger's slot is the
+    stale belief, returned to be unbooked.
+    """
+    stored = [slot for slot, p in storage.items() if p == Piece.KING]
+    if not stored:
+        return observed, []
+    kings = [sq for sq, p in observed.items() if p == Piece.KING]
+    if any(king_share.get(sq, 0.0) >= sure for sq in kings):
+        return observed, stored
+    return {sq: (Piece.DEFENDER if p == Piece.KING else p) for sq, p in observed.items()}, []

@@ -18,14 +18,15 @@ from calibration.config import Config
 from engine import Piece, square_name
 from robot.layout import Location, TableLayout
 from robot.planner import MotionPlanner, PlanError
-from vision.inference import pieces_of
+from vision.inference import SURE, pieces_of
+from vision.position import SquareClass
 from vision.stability import StableEvent
 
 from kiosk.activity import IDLE_ACTIVITY, ActivityCode, RobotActivity, activity_for
 from kiosk.board_watch import BoardWatch
 from kiosk.inventory import StorageBook
 from kiosk.ports import GantryEvent, GantryEventKind, GantryPort, Slot, Transfer
-from kiosk.reconcile import Reconciliation, diff_squares, reconcile
+from kiosk.reconcile import Reconciliation, diff_squares, king_in_storage, reconcile
 from kiosk.states import Phase, Purpose, State
 
 log = logging.getLogger("kiosk.robot_jobs")
@@ -140,6 +141,7 @@ class RobotJobs:
         if self.resume_plan:
             self.settle_resumed_plan(observed)
         self.book.first_look(observed, self.host.default_variant())
+        observed = self._king_checked(observed, still)
         if goal.phase == Phase.VERIFY:
             self.unbook_failures(observed, goal.last_plan)
         diff = diff_squares(observed, goal.target)
@@ -151,6 +153,20 @@ class RobotJobs:
             self._reached(goal, observed)
             return
         self._plan(goal, observed, diff)
+
+    def _king_checked(self, observed: dict[int, Piece], still: StableEvent) -> dict[int, Piece]:
+        """`observed` with a king the camera only guessed read as a defender while the king is parked
+        (kiosk/reconcile.king_in_storage); a king it is sure of unbooks his slot instead."""
+        if self.book.storage_check_needed:
+            return observed          # storage is a guess until checked: the camera's board stands
+        share = {sq: float(still.probabilities[sq][int(SquareClass.KING)]) for sq in observed}
+        observed, stale = king_in_storage(observed, share, self.book.storage(), SURE)
+        for slot in stale:
+            log.warning("the camera is sure of the king on the board: his storage slot %s is unbooked", slot)
+            self.book.put(slot, None)
+        if stale:
+            self.book.save()
+        return observed
 
     def _keep_untouched(self, scope: frozenset[int], target: dict[int, Piece], still: StableEvent,
                         observed: dict[int, Piece], diff: dict[int, Piece | None]
