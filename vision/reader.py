@@ -18,7 +18,8 @@ from engine import pieces_from_position, position_from_pieces
 from vision.classifier import SquareClassifier
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
-from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, crown_alone, king_keep,
+from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, crown_alone,
+                          dark_without_edge, king_keep, without_dark,
                           light_keep, light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match,
                           pieces_need_a_rim, rim_without_top, fine_detail, noise_of, shape_agreement, shape_conflict,
                           shape_fallback, with_outline, with_wall)
@@ -300,15 +301,17 @@ class BoardReader:
             * (probs.argmax(1) == int(SquareClass.EMPTY))
         # a king by his crown's colour alone, with nothing of a piece round it
         crowned = crown_alone(probs, evidence, outline, glare.share < VEIL_SHARE)
+        # ... and an attacker by the colour alone, or by a shadow's patch: no edge on its circle, no sharp rim
+        edgeless = dark_without_edge(probs, evidence, outline, feats.values[:, EDGE])
         conflict = np.maximum.reduce([shape_conflict(probs, outline, feats.wood_lum, glare.share, lit_top), unlit, turned,
-                                      missed, short, uneven, overruled, crowned])
+                                      missed, short, uneven, overruled, crowned, edgeless])
         doubt = np.maximum(doubt, SHAPE_CONFLICT_DOUBT * conflict)
         doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]
         # the doubt goes to what is known before looking and the disc's shape
         # (the best guess), never making a square surer than plain doubt would
         uniform = 1.0 / probs.shape[1]
         fallback = shape_fallback(self.classifier.priors / self.classifier.priors.sum(),
-                                  with_outline(evidence, 1.0 - short))
+                                  without_dark(with_outline(evidence, 1.0 - short), edgeless))
         cap = ((1.0 - doubt) * probs + doubt * uniform).max(1)
         probs = no_surer_than((1.0 - doubt) * probs + doubt * fallback, cap)
         blown = feats.saturated
