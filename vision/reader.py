@@ -18,8 +18,8 @@ from engine import pieces_from_position, position_from_pieces
 from vision.classifier import SquareClassifier
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
-from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, crown_alone,
-                          dark_without_edge, king_keep, without_dark,
+from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, clipped_top,
+                          crown_alone, dark_without_edge, king_keep, without_dark,
                           light_keep, light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match,
                           pieces_need_a_rim, rim_without_top, fine_detail, noise_of, shape_agreement, shape_conflict,
                           shape_fallback, with_outline, with_wall)
@@ -310,11 +310,12 @@ class BoardReader:
         # the doubt goes to what is known before looking and the disc's shape
         # (the best guess), never making a square surer than plain doubt would
         uniform = 1.0 / probs.shape[1]
+        blown = feats.saturated
+        # (on a square whose top is clipped white, what shows of a piece is a light piece's)
         fallback = shape_fallback(self.classifier.priors / self.classifier.priors.sum(),
-                                  without_dark(with_outline(evidence, 1.0 - short), edgeless))
+                                  clipped_top(without_dark(with_outline(evidence, 1.0 - short), edgeless), blown))
         cap = ((1.0 - doubt) * probs + doubt * uniform).max(1)
         probs = no_surer_than((1.0 - doubt) * probs + doubt * fallback, cap)
-        blown = feats.saturated
         probs[blown] = no_surer_than(fallback[blown], BLOWN_SURE)    # glare: the camera saw pure white, nothing to judge by
         # a dark top with no step round it: a soft shadow as likely as a piece (hard light, development
         # seeds 16,020,017 b3, 12,016,017 c7, 15,000,017 i4: empty squares under a shadow's edge read sure

@@ -746,3 +746,22 @@ def dark_without_edge(probs: np.ndarray, ev: DiscEvidence, outline: Outline, edg
 def without_dark(ev: DiscEvidence, shadow: np.ndarray) -> DiscEvidence:
     """The evidence with a dark disc's rim counted only as far as it is no shadow's (dark_without_edge)."""
     return replace(ev, dark_rim=ev.dark_rim * (1.0 - shadow))
+
+
+def clipped_top(ev: DiscEvidence, clipped: np.ndarray) -> DiscEvidence:
+    """The evidence with what shows of a piece counted as a light piece's where its top is clipped white.
+
+    WHY: where glare has clipped a square's top white in every channel (SquareFeatures.saturated), what
+    is left of a piece is the dark crescent of its shaded wall and shadow (piece_wall), and where that
+    crescent reaches into the disc sampled as its top, it reads as a dark disc. But a veil that leaves the
+    wall dark does not lift a near-black top to white: the top that clipped is ivory. Museum light,
+    development seeds 11,042,017 j6, i7 and j7 and 10,007,017 g5: defenders under a white veil, only their
+    crescents left, read attackers (0.5); in the development frames (hard and museum) a square blown white
+    was read an attacker five times, each a defender.
+    """
+    clipped = np.asarray(clipped, bool)
+    light = np.where(clipped, np.maximum(ev.light_seen * ev.light_rim, ev.dark_seen * ev.dark_rim),
+                     ev.light_seen * ev.light_rim)
+    return replace(ev, light_seen=np.where(clipped, light, ev.light_seen),
+                   light_rim=np.where(clipped, 1.0, ev.light_rim),
+                   dark_seen=np.where(clipped, 0.0, ev.dark_seen), dark_rim=np.where(clipped, 0.0, ev.dark_rim))
