@@ -55,12 +55,24 @@ KING_SURE = 0.97                    # king's share when the gap is clear
 KING_DOUBT = 0.6                    # ... when it is only half as clear, or the king may be unseen
 KING_HIDING = 0.25                  # light share of a square left out of the comparison that may hide the king
 KING_FOUND = 0.5                    # a square with this king's share is where the king stands
+KING_RIVAL_SURE = 0.75              # a square that had KING_FOUND of the king's share and lost him: at most this sure
 KING_HIDDEN = 0.15                  # king's share of every light piece when no square holds him
 KING_GUESS_GAP = 0.1                # ... unless one light piece's top is this much yellower (log B/R) than the next
 KING_GUESS = 0.55                   # ... which then keeps this share of its light as the king's (a guess, held back)
 THRONE_KING_GUESS = 0.8             # ... or, failing a yellowest top, the light piece on the throne (still held back)
 ADAPT_MIN_SQUARES = {int(SquareClass.EMPTY): 6, int(SquareClass.ATTACKER): 3, int(SquareClass.DEFENDER): 3,
                      EMPTY_MARKED: 3}   # model index -> sure squares needed to move it
+
+
+def no_surer_than(probs: np.ndarray, cap: np.ndarray | float) -> np.ndarray:
+    """Each row moved towards uniform just so far that its largest share is at most `cap` (per row, or one for all).
+
+    The order of the classes (the best guess) stays; only the certainty goes.
+    """
+    uniform = 1.0 / probs.shape[1]
+    top = probs.max(1)
+    t = np.where(top > cap, (np.maximum(cap, uniform) - uniform) / np.maximum(top - uniform, 1e-9), 1.0)
+    return uniform + t[:, None] * (probs - uniform)
 
 
 @dataclass
@@ -250,13 +262,28 @@ class SquareClassifier:
         if adapt and len(X):
             p = self._king_by_crown(X[:, GOLD_FEATURE] if crown is None else crown, p, light_keep)
         if one_king and len(p):
-            k = int(SquareClass.KING)
-            best = int(np.argmax(p[:, k]))
-            others = np.ones(len(p), bool)
-            others[best] = False
-            p[others, int(SquareClass.DEFENDER)] += p[others, k]
-            p[others, k] = 0.0
-            p = self.hidden_king(p)
+            p = self.hidden_king(self.one_king(p))
+        return p
+
+    @staticmethod
+    def one_king(p: np.ndarray) -> np.ndarray:
+        """At most one square keeps the king's share: the likeliest; the others' goes to the defender.
+
+        A square that read about as likely the king (KING_FOUND of the share) as the one that keeps him
+        is then no sure defender: at most KING_RIVAL_SURE, its best guess kept. Hard light, development
+        seeds 13,038,017: the king on c10, picked by his crown only with doubt, lost him to a green-lit
+        defender whose colour read 0.95 king, and was read a sure defender (0.99).
+        """
+        k = int(SquareClass.KING)
+        p = p.copy()
+        best = int(np.argmax(p[:, k]))
+        others = np.ones(len(p), bool)
+        others[best] = False
+        rival = others & (p[:, k] >= KING_FOUND)
+        p[others, int(SquareClass.DEFENDER)] += p[others, k]
+        p[others, k] = 0.0
+        if rival.any():
+            p[rival] = no_surer_than(p[rival], KING_RIVAL_SURE)
         return p
 
     @staticmethod

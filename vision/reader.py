@@ -15,7 +15,7 @@ import numpy as np
 from calibration.config import Config
 from calibration.geometry import BoardGeometry
 from engine import pieces_from_position, position_from_pieces
-from vision.classifier import SquareClassifier
+from vision.classifier import SquareClassifier, no_surer_than
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
 from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, clipped_top,
@@ -73,17 +73,6 @@ THRONE_DEFENDER_SURE = 0.5
 # Off-colour squares joined to the board's edge that make an arm (vision/occlusion.arm_region),
 # with at least one crossing hidden too: stage light of another colour hides none.
 ARM_SQUARES = 4
-
-
-def no_surer_than(probs: np.ndarray, cap: np.ndarray | float) -> np.ndarray:
-    """Each row moved towards uniform just so far that its largest share is at most `cap` (per row, or one for all).
-
-    The order of the classes (the best guess) stays; only the certainty goes.
-    """
-    uniform = 1.0 / probs.shape[1]
-    top = probs.max(1)
-    t = np.where(top > cap, (np.maximum(cap, uniform) - uniform) / np.maximum(top - uniform, 1e-9), 1.0)
-    return uniform + t[:, None] * (probs - uniform)
 
 
 @dataclass
