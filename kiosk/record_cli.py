@@ -160,8 +160,23 @@ def page(args: argparse.Namespace) -> int:
     return 0
 
 
+def keys_joined(argv: list[str]) -> list[str]:
+    """`--key VALUE` passed on as `--key=VALUE`.
+
+    WHY: a public key is base64url, whose alphabet holds "-", and one key in 64 begins with it;
+    argparse takes such a word for an option, and `record verify URL --key -Xb...` failed with
+    "expected one argument" (exit 2).
+    """
+    out: list[str] = []
+    words = iter(argv)
+    for word in words:
+        value = next(words, None) if word == "--key" else None
+        out.append(word if value is None else f"--key={value}")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(keys_joined(sys.argv[1:] if argv is None else list(argv)))
     try:
         return {"encode": encode, "verify": verify, "pubkey": pubkey, "page": page}[args.command](args)
     except (ValueError, OSError) as exc:

@@ -193,3 +193,19 @@ def test_the_config_names_the_page_and_refuses_bad_values(tmp_path):
         bad.write_text(f"[kiosk]\n{line}\n")
         with pytest.raises(ValueError, match=line.split(" ")[0]):
             load_config(bad)
+
+
+def test_a_public_key_that_begins_with_a_dash_is_taken_as_the_key(tmp_path):
+    """base64url holds "-": one key in 64 begins with it, and `--key -Xb...` must still be the key,
+    not an unknown option (it failed so now and then: tests/test_record.py's contract test)."""
+    n = 0
+    while True:
+        state = tmp_path / f"state{n}"
+        key = load_or_create(state)
+        n += 1
+        if key.public_text.startswith("-"):
+            break
+    path = append_game(state, game_record(random_board("copenhagen", 5, plies=30), level="easy"))
+    url = _cli("record", "encode", "--game", str(path), "--state", str(state)).stdout.strip()
+    keyed = _cli("record", "verify", url, "--key", key.public_text, "--state", str(tmp_path / "empty"))
+    assert (keyed.returncode, keyed.stdout, keyed.stderr) == (0, "valid\n", "")
