@@ -98,9 +98,9 @@ SEARCH_SHIFT = 0.45
 SEARCH_DIRECTIONS = 6
 
 
-def _rim(steps: np.ndarray, whole: np.ndarray) -> np.ndarray:
-    """Median over rays of the sharpest step against the whole step (0 where there is no step)."""
-    sharp = steps.max(-1) / np.maximum(whole, 1.0)
+def _rim(sharpest: np.ndarray, whole: np.ndarray) -> np.ndarray:
+    """Median over rays of the sharpest step (S, R) against the whole step (0 where there is no step)."""
+    sharp = sharpest / np.maximum(whole, 1.0)
     return np.median(np.where(whole > MIN_STEP, sharp, 0.0), 1)
 
 
@@ -147,8 +147,9 @@ class OutlineMeter:
         if search is not None:
             wall = self._searched_wall(blurred, soft, np.asarray(tops, np.float32), centres, wall, wood_noise, lift,
                                        np.asarray(search, bool))
-        return Outline(sharpness=_rim(steps, whole), sharpness_dark=_rim(-steps, -whole),
-                       lift=lift, noise=noise, fall=np.median(steps.max(-1), 1), rise=np.median((-steps).max(-1), 1),
+        sharpest_fall, sharpest_rise = steps.max(-1), -steps.min(-1)                    # (S, R), once for both uses
+        return Outline(sharpness=_rim(sharpest_fall, whole), sharpness_dark=_rim(sharpest_rise, -whole),
+                       lift=lift, noise=noise, fall=np.median(sharpest_fall, 1), rise=np.median(sharpest_rise, 1),
                        wall=wall, wood_noise=wood_noise)
 
     def _wall(self, soft: np.ndarray, tops: np.ndarray, centres: np.ndarray | None) -> np.ndarray:
@@ -760,8 +761,7 @@ def clipped_top(ev: DiscEvidence, clipped: np.ndarray) -> DiscEvidence:
     was read an attacker five times, each a defender.
     """
     clipped = np.asarray(clipped, bool)
-    light = np.where(clipped, np.maximum(ev.light_seen * ev.light_rim, ev.dark_seen * ev.dark_rim),
-                     ev.light_seen * ev.light_rim)
-    return replace(ev, light_seen=np.where(clipped, light, ev.light_seen),
+    shown = np.maximum(ev.light_seen * ev.light_rim, ev.dark_seen * ev.dark_rim)     # the disc, light or dark
+    return replace(ev, light_seen=np.where(clipped, shown, ev.light_seen),
                    light_rim=np.where(clipped, 1.0, ev.light_rim),
                    dark_seen=np.where(clipped, 0.0, ev.dark_seen), dark_rim=np.where(clipped, 0.0, ev.dark_rim))
