@@ -19,7 +19,7 @@ from vision.classifier import SquareClassifier, no_surer_than
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
 from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, clipped_top,
-                          crown_alone, dark_without_edge, king_keep, without_dark,
+                          crown_alone, dark_without_edge, king_keep, piece_shown, without_dark,
                           light_keep, light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match,
                           pieces_need_a_rim, rim_without_top, fine_detail, noise_of, shape_agreement, shape_conflict,
                           shape_fallback, with_outline, with_wall)
@@ -243,6 +243,7 @@ class BoardReader:
         keep_k = king_keep(keep_d, feats.crown, plain_ok)
         probs = self.classifier.probabilities(feats.values, self.marked, temper=temper, crown=feats.crown,
                                               light_keep=keep_k)
+        colour = probs.copy()                              # the colour's reading, before the disc checks
         colour_light = probs[:, int(SquareClass.DEFENDER)] + probs[:, int(SquareClass.KING)]
         # a "light piece" on a marked square that is no lighter than plain wood is
         # no light piece; but with no disc seen either it may be a dark one under glare
@@ -326,6 +327,10 @@ class BoardReader:
         # ... and then the light piece with the yellowest top, or else the one on the throne, is the best
         # guess for him (never a sure one)
         probs = SquareClassifier.likeliest_king(probs, feats.crown, self.throne)
+        # ... but a crown plainly the goldest of the frame's light pieces marks the king whatever the disc said,
+        # where the camera saw a piece there (a disc or an outline) that is no dark one
+        probs = SquareClassifier.gold_king(probs, feats.crown, colour,
+                                           piece_shown(evidence, outline) & (outline.lift >= -DARKER_THAN_WOOD))
         # a light piece on the throne is the king in three of the four rule sets (docs/rules.md), so read as a
         # defender there it is never a sure one (hard light, fresh seeds 86,017,017: the king on f6, his crown
         # unseen and a defender elsewhere taken for him, read a sure defender, 0.91)

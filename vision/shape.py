@@ -771,6 +771,13 @@ def crown_alone(probs: np.ndarray, ev: DiscEvidence, outline: Outline, unveiled:
     return king * (1.0 - ev.light_seen) * (1.0 - fall_seen) * np.asarray(unveiled, np.float64)
 
 
+def piece_shown(ev: DiscEvidence, outline: Outline) -> np.ndarray:
+    """Per square (bool), whether the camera plainly saw a piece there: a disc, light or dark, with its rim,
+    or an outline falling away from the top out of the noise (SEEN_SNR), as a king's body round his crown."""
+    fall_seen = _ramp(outline.fall / max(outline.noise, 0.5), *SEEN_SNR)
+    return np.maximum.reduce([ev.light_seen * ev.light_rim, ev.dark_seen * ev.dark_rim, fall_seen]) >= 0.5
+
+
 # A dark piece's top against the lighter wood makes a step on the disc's circle (vision/features "edge": the
 # mean gradient on the circle over the wood's light; the frames' attackers 0.4-0.7). A circle softer than
 # SOFT_CIRCLE (all to none) has no piece's edge. And a dark top stands below the wood behind a rim that rises
