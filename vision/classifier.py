@@ -275,13 +275,18 @@ class SquareClassifier:
         defender whose colour read 0.95 king, and was read a sure defender (0.99).
         """
         k = int(SquareClass.KING)
-        p = p.copy()
-        best = int(np.argmax(p[:, k]))
         others = np.ones(len(p), bool)
-        others[best] = False
-        rival = others & (p[:, k] >= KING_FOUND)
-        p[others, int(SquareClass.DEFENDER)] += p[others, k]
-        p[others, k] = 0.0
+        others[int(np.argmax(p[:, k]))] = False
+        return SquareClassifier._lose_king(p, others, others & (p[:, k] >= KING_FOUND))
+
+    @staticmethod
+    def _lose_king(p: np.ndarray, losing: np.ndarray, rival: np.ndarray) -> np.ndarray:
+        """The `losing` squares' king share handed to the defender; the `rival` ones among them, which read
+        about as likely the king as the square that keeps him, are then at most KING_RIVAL_SURE sure."""
+        k = int(SquareClass.KING)
+        p = p.copy()
+        p[losing, int(SquareClass.DEFENDER)] += p[losing, k]
+        p[losing, k] = 0.0
         if rival.any():
             p[rival] = no_surer_than(p[rival], KING_RIVAL_SURE)
         return p
@@ -406,10 +411,7 @@ class SquareClassifier:
         p[cand, k] += KING_DOUBT
         rival = p.argmax(1) == k
         rival[cand] = False
-        p[rival, d] += p[rival, k]
-        p[rival, k] = 0.0
-        p[rival] = no_surer_than(p[rival], KING_RIVAL_SURE)
-        return p
+        return SquareClassifier._lose_king(p, rival, rival)
 
     @staticmethod
     def _king_by_crown(gold: np.ndarray, p: np.ndarray, light_keep: np.ndarray | None = None) -> np.ndarray:

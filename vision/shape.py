@@ -54,7 +54,7 @@ class Outline:
     rise: np.ndarray            # (squares,) the sharpest rise outward over EDGE_PX (median over rays), grey levels
     wall: np.ndarray            # (squares,) a dark arc round the disc's rim (piece_wall), grey levels
     wood_noise: np.ndarray      # (squares,) the pixel scatter on the square's own bare wood
-    roundness: np.ndarray | None = None  # (squares,) share of rays one circle of the piece's size explains
+    roundness: np.ndarray       # (squares,) share of rays one circle of the piece's size explains
 
 
 def fine_detail(gray: np.ndarray) -> np.ndarray:
@@ -283,6 +283,11 @@ def _ramp(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
     return np.clip((x - lo) / (hi - lo), 0.0, 1.0)
 
 
+def fall_seen(outline: Outline) -> np.ndarray:
+    """Per square (0..1), how plainly an outline falls away from the top out of the noise (SEEN_SNR)."""
+    return _ramp(outline.fall / max(outline.noise, 0.5), *SEEN_SNR)
+
+
 @dataclass(frozen=True)
 class DiscEvidence:
     """Per square, how plainly the camera saw a light or a dark disc (0..1 each)."""
@@ -306,9 +311,7 @@ class DiscEvidence:
         near_white = _ramp(wood_lum, *NEAR_CLIPPING)
         by_headroom = _ramp(outline.lift / headroom, *HEADROOM_SHARE) * _ramp(outline.lift, *HEADROOM_STEP)
         light_seen = np.maximum(light_seen, near_white * by_headroom)
-        light_rim = _ramp(outline.sharpness, RIM_LOW, RIM_HIGH)
-        if outline.roundness is not None:
-            light_rim = light_rim * _ramp(outline.roundness, *ROUND_RIM)
+        light_rim = _ramp(outline.sharpness, RIM_LOW, RIM_HIGH) * _ramp(outline.roundness, *ROUND_RIM)
         return cls(light_seen=light_seen, light_rim=light_rim,
                    dark_seen=_ramp(-snr, *SEEN_SNR) * _ramp(-rel, *SEEN_REL_DARK),
                    dark_rim=_ramp(outline.sharpness_dark, DARK_RIM_LOW, DARK_RIM_HIGH))
@@ -481,9 +484,8 @@ def lit_dark_top(outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray,
     conditions: of 3,934 empty marked squares none reached 5 noise sigmas, and of the 19 the colour
     read as attackers none reached 3, where the ramp starts).
     """
-    noise = max(outline.noise, 0.5)
     own = wood_lum * (1.0 - np.clip(veil_share, 0.0, 0.9))
-    seen = _ramp(outline.fall / noise, *SEEN_SNR) * _ramp(outline.fall / np.maximum(own, 1.0), *SEEN_REL)
+    seen = fall_seen(outline) * _ramp(outline.fall / np.maximum(own, 1.0), *SEEN_REL)
     return seen * np.asarray(marked, np.float64)
 
 
@@ -767,15 +769,13 @@ def crown_alone(probs: np.ndarray, ev: DiscEvidence, outline: Outline, unveiled:
     that is left of him.
     """
     king = probs.argmax(1) == int(SquareClass.KING)
-    fall_seen = _ramp(outline.fall / max(outline.noise, 0.5), *SEEN_SNR)
-    return king * (1.0 - ev.light_seen) * (1.0 - fall_seen) * np.asarray(unveiled, np.float64)
+    return king * (1.0 - ev.light_seen) * (1.0 - fall_seen(outline)) * np.asarray(unveiled, np.float64)
 
 
 def piece_shown(ev: DiscEvidence, outline: Outline) -> np.ndarray:
     """Per square (bool), whether the camera plainly saw a piece there: a disc, light or dark, with its rim,
     or an outline falling away from the top out of the noise (SEEN_SNR), as a king's body round his crown."""
-    fall_seen = _ramp(outline.fall / max(outline.noise, 0.5), *SEEN_SNR)
-    return np.maximum.reduce([ev.light_seen * ev.light_rim, ev.dark_seen * ev.dark_rim, fall_seen]) >= 0.5
+    return np.maximum.reduce([ev.light_seen * ev.light_rim, ev.dark_seen * ev.dark_rim, fall_seen(outline)]) >= 0.5
 
 
 # A dark piece's top against the lighter wood makes a step on the disc's circle (vision/features "edge": the
