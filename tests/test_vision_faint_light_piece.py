@@ -9,6 +9,10 @@ Frames of the held-out renderer (bench/foreign_renderer.py), hard light, develop
   read a light piece (vision/shape.rim_without_top), held back. So is a top a little lighter than the wood that
   does not stand out of the noise, out of veils (90,055,017 h8: a defender under a blue-white lamp, read empty
   at 0.87, only its shadow's crescent plain).
+- A grey defender under a dim warm lamp, its top about the wood's grey, with a rim falling twice as far as the
+  frame's bare wood and a shaded wall round it, read a sure empty (16,049,017 f8, 1.00). A rim 1.8 times the
+  bare wood's together with a wall twice as deep now marks a light piece, out of veils (rim_without_top's
+  `unveiled`); neither alone does.
 - A grey defender, its rim as sharp as a piece's but falling half as far as the frame's white pieces', read a
   sure empty (1.0): the rim's strength alone, a check made for a veil's soft core, had overruled the colour
   and the disc. With no veil there it is now held back (vision/reader.py, "overruled").
@@ -28,6 +32,7 @@ if str(BENCH) not in sys.path:
 import foreign_vision  # noqa: E402
 from engine.types import parse_square  # noqa: E402
 from vision.position import SquareClass  # noqa: E402
+from vision.shape import Outline, rim_without_top  # noqa: E402
 
 SURE = 0.9
 
@@ -62,3 +67,38 @@ def test_a_sharp_rim_weaker_than_the_white_pieces_is_no_sure_empty():
     others = others[others != sq]
     sure = (probs[others].argmax(1) == int(SquareClass.DEFENDER)) & (probs[others].max(1) >= SURE)
     assert sure.mean() >= 0.5, f"only {int(sure.sum())} of {len(others)} other defenders sure"
+
+
+@pytest.mark.parametrize("seed0,k,square", [(16_000_000, 49, "f8"), (16_000_000, 49, "g7"), (12_000_000, 49, "f7"),
+                                            (13_000_000, 3, "g5")])
+def test_a_rim_and_a_shaded_wall_out_of_veils_are_a_light_piece(seed0, k, square):
+    size, truth, probs = foreign_vision.frame_reading("hard", seed0, k)
+    sq = parse_square(square, size)
+    d = int(SquareClass.DEFENDER)
+    assert int(truth[sq]) == d
+    assert int(probs[sq].argmax()) == d, f"{square} read {np.round(probs[sq], 2)}"
+    assert probs[sq].max() < SURE
+    _empty_squares_still_read_empty(truth, probs)
+
+
+def _outline(fall: np.ndarray, wall: np.ndarray, lift: np.ndarray) -> Outline:
+    n = len(fall)
+    zero = np.zeros(n)
+    return Outline(sharpness=zero, sharpness_dark=zero, lift=lift, noise=2.0, fall=fall, rise=zero, wall=wall,
+                   wood_noise=np.full(n, 2.0), roundness=np.ones(n))
+
+
+def test_the_rim_with_a_wall_needs_both_and_no_veil():
+    # 20 bare squares (rims 4-6 from the grid lines, walls up to 1.5), then: rim and wall (a piece), the rim
+    # alone, the wall alone, and rim and wall under a veil; every top 6 grey levels above its wood (not faint)
+    fall = np.r_[np.linspace(4.0, 6.0, 20), 12.0, 12.0, 5.0, 12.0]
+    wall = np.r_[np.linspace(0.5, 1.5, 20), 4.0, 1.0, 4.0, 4.0]
+    lift = np.full(len(fall), 6.0)
+    probs = np.tile([0.9, 0.03, 0.05, 0.02], (len(fall), 1))
+    plain = np.r_[np.ones(20, bool), np.zeros(4, bool)]
+    unveiled = np.r_[np.ones(23, bool), False]
+    got = rim_without_top(probs, _outline(fall, wall, lift), plain, None, unveiled)
+    assert not got[:20].any()
+    assert list(got[20:]) == [True, False, False, False]
+    # without the veil's mask the rule is not applied, as before
+    assert not rim_without_top(probs, _outline(fall, wall, lift), plain).any()

@@ -699,10 +699,16 @@ def light_step_short(probs: np.ndarray, ev: DiscEvidence, outline: Outline, dept
 RIM_ONLY_RATIO = 2.5
 RIM_ONLY_FLOOR = 4.0
 RIM_ONLY_REFERENCE = 10
+# ... or, out of veils and whatever its top, a rim falling RIM_WITH_WALL times as far as that wood's and a
+# shaded wall round it WALL_ONLY_RATIO times as deep as the same squares' (at least WALL_ONLY_FLOOR grey
+# levels): bare wood has neither, a piece has both.
+RIM_WITH_WALL = 1.8
+WALL_ONLY_RATIO = 2.0
+WALL_ONLY_FLOOR = 1.0
 
 
 def rim_without_top(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray,
-                    unseen_top: np.ndarray | None = None) -> np.ndarray:
+                    unseen_top: np.ndarray | None = None, unveiled: np.ndarray | None = None) -> np.ndarray:
     """Per square (bool), an "empty" square whose disc's rim falls outward as a piece's does though its top is
     no lighter than the wood: a light piece whose top a tinted lamp or its own shade has brought down to the
     wood's grey, which the colour took for wood.
@@ -722,6 +728,15 @@ def rim_without_top(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray
     90,021,017 c5: read empty, 0.87 and 0.68. Development frames, 89M and 90M, every square compared: 3
     light pieces more read right, no square made wrong. Under a veil a soft core's edge makes such a rim:
     allowed there, it took 3 empty squares (hard 90,027,017 e4, 11,042,017 c7, 15,010,017 b4).
+    `unveiled`: squares out of veils, where a rim that falls RIM_WITH_WALL times as far as the bare wood's
+    together with a shaded wall (Outline.wall) WALL_ONLY_RATIO times as deep as the bare wood's marks a piece
+    whatever its top. WHY: hard light, development seeds 16,049,017 f8 (a grey defender under a dim warm
+    lamp, its top 2 grey levels above the wood, rim 13 and wall 6.6 where that frame's bare wood had at most
+    7 and 1.9) read a sure empty, 1.00; e5 and g7 in that frame, 12,049,017 f7, 13,003,017 g5, 93,049,017
+    f3 and 94,021,017 j9 with it (0.39-0.53). The rim alone is not enough: the grid lines give bare wood
+    rims nearly as deep; nor the wall alone (a line's shadow). In the development frames (hard 11M-16M,
+    93M, 94M; museum 10M-15M, 93M, 94M), these 7 defenders pass both and no square that is empty (the
+    nearest fell 1.50-1.56 times as far as the bare wood's, its wall 2.1-2.3 times as deep).
     """
     plain_empty = np.asarray(plain_empty, bool)
     if int(plain_empty.sum()) < RIM_ONLY_REFERENCE:
@@ -730,8 +745,12 @@ def rim_without_top(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray
     faint = outline.lift < NOT_LIGHTER
     if unseen_top is not None:
         faint = faint | np.asarray(unseen_top, bool)
-    return ((probs.argmax(1) == int(SquareClass.EMPTY)) & faint
-            & (outline.fall >= RIM_ONLY_RATIO * usual))
+    rim = faint & (outline.fall >= RIM_ONLY_RATIO * usual)
+    if unveiled is not None:
+        wall = max(float(np.percentile(outline.wall[plain_empty], 95)), WALL_ONLY_FLOOR)
+        rim = rim | (np.asarray(unveiled, bool) & (outline.fall >= RIM_WITH_WALL * usual)
+                     & (outline.wall >= WALL_ONLY_RATIO * wall))
+    return (probs.argmax(1) == int(SquareClass.EMPTY)) & rim
 
 
 # An ivory top on a marked square's darker fill stands far above that fill: at least FILL_STEP times as
