@@ -89,6 +89,8 @@ class GridVisibility:
     faint: np.ndarray           # (n+1, n+1) bool: the line's depth within LINE_SNR noise sigmas
     washed: np.ndarray          # (n+1, n+1) bool (GridChecker.both): covered in both looks, faint only with
                                 # the veil off, where the picture as taken is nearly white; not hidden
+    edge_hidden: np.ndarray     # (n+1, n+1) bool: a crossing on the playing area's border whose line into the
+                                # board is gone (GridChecker._edge_lines); never a corner
 
 
 class GridChecker:
@@ -125,6 +127,14 @@ class GridChecker:
         self.diag_weight = np.where(inside, 1.0, np.nan)
         self.inner = np.zeros((self.n, self.n), bool)                # the crossings off the playing area's border
         self.inner[1:-1, 1:-1] = True
+        # on the border (corners left out), the samples of the one line that runs from the crossing into the
+        # board: the arms are (+x, -x, +y, -y) in pixels, and the picture's y runs against the board's
+        arm_of = np.full((self.n, self.n), -1)
+        for arm_no, (rows, cols) in enumerate(((slice(1, -1), 0), (slice(1, -1), -1),
+                                               (-1, slice(1, -1)), (0, slice(1, -1)))):
+            arm_of[rows, cols] = arm_no
+        self.edge = arm_of >= 0
+        self.inward = arm_of[self.edge][:, None] * len(dist) + np.arange(len(dist))[None]   # (edge, samples)
         self._index: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def _samples(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -175,7 +185,27 @@ class GridChecker:
         grid = grid | (gone & cv2.dilate(seen_hidden.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool))
         return GridVisibility(hidden=grid, contrast=ratio.reshape(self.n, self.n),
                               largest_patch=self._largest(grid, wood_grid), wood=wood_grid,
-                              covered=covered, faint=faint, washed=np.zeros_like(grid))
+                              covered=covered, faint=faint, washed=np.zeros_like(grid),
+                              edge_hidden=self._edge_lines(lines, sides, noise))
+
+    def _edge_lines(self, lines: np.ndarray, sides: np.ndarray, noise: float) -> np.ndarray:
+        """(n+1, n+1) bool: border crossings whose line into the board is gone, as `check` judges a line
+        against the wood beside it (ratio and depth within LINE_SNR noise sigmas), where that wood is not
+        nearly white (NEAR_WHITE: a glare spot at the board's edge washes a line out so).
+
+        The border crossings are left out of `hidden`: the frame on one side is often as dark as a line.
+        But the line that runs from a border crossing into the board has wood on both sides, and a hand
+        reaching in over the edge hides it where it comes in (GridChecker.occluded).
+        """
+        edge = self.edge.ravel()
+        line = np.take_along_axis(lines[edge], self.inward, 1)
+        wood = np.take_along_axis(sides[edge], self.inward, 1)
+        gone = ((row_percentile((line + 1) / (wood + 1), 30) > self.hidden_ratio)
+                & (row_percentile(wood - line, 70) <= LINE_SNR * max(noise, 0.5))
+                & (np.median(wood, 1) <= NEAR_WHITE))
+        out = np.zeros(self.n * self.n, bool)
+        out[edge] = gone
+        return out.reshape(self.n, self.n)
 
     @staticmethod
     def _largest(grid: np.ndarray, wood: np.ndarray, squeezed: np.ndarray | None = None,
@@ -253,7 +283,8 @@ class GridChecker:
         wood = np.fmax(a.wood, b.wood)
         return GridVisibility(hidden=hidden, contrast=np.minimum(a.contrast, b.contrast),
                               largest_patch=self._largest(hidden, wood, b.wood > NEAR_WHITE, a.hidden), wood=wood,
-                              covered=covered, faint=faint, washed=covered & a.faint & near_white & ~hidden)
+                              covered=covered, faint=faint, washed=covered & a.faint & near_white & ~hidden,
+                              edge_hidden=a.edge_hidden & b.edge_hidden)
 
     def arm_crossing(self, vis: GridVisibility, region: np.ndarray) -> bool:
         """A crossing is gone that, with an off-colour region reaching in over the edge (arm_region),
@@ -281,7 +312,20 @@ class GridChecker:
         return any(int((labels == k).sum()) >= self.min_patch for k in touching)
 
     def occluded(self, vis: GridVisibility) -> bool:
-        return vis.largest_patch >= self.min_patch
+        """A hand over the board: a patch of hidden crossings (min_patch), or one hidden crossing next to a
+        border crossing whose line into the board is gone (GridVisibility.edge_hidden): a fingertip that
+        reaches in over the edge by a square hides one crossing inside and the lines where it comes in.
+
+        WHY: museum light, fresh seeds 96,016,029: a pink fingertip over a6-b7, in from the left edge and
+        no other colour than the lit frame band and the wood, hid one crossing inside and the lines into
+        the board at two border crossings beside it, and was read as a board. In the development frames
+        (museum 10M-15M, 93M, 94M and hard 11M-16M, 93M, 94M: 977 frames without a hand) no hidden
+        crossing lies next to such a border crossing once corners and nearly white wood are left out.
+        """
+        if vis.largest_patch >= self.min_patch:
+            return True
+        beside_edge = cv2.dilate(vis.edge_hidden.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        return bool((vis.hidden & self.inner & beside_edge).any())
 
 
 def beside_clipped(wood: np.ndarray) -> np.ndarray:

@@ -1,0 +1,89 @@
+"""A fingertip that reaches in over the board's edge by a square is a hand.
+
+Museum light, fresh seeds 96,016,029 of the held-out renderer (bench/foreign_renderer.py): a pink
+fingertip over a6-b7, in from the left edge, no other colour than the lit frame band and the wood,
+hid one grid crossing inside the board and was read as a board: a hand needs two hidden crossings
+side by side, and the crossings on the border never count (the frame beside them is often as dark
+as a line). But the line that runs from a border crossing into the board has wood on both sides,
+and the fingertip hid those lines where it came in (vision/occlusion.GridChecker.occluded,
+GridVisibility.edge_hidden). Hand-free frames stay read (tests/test_vision_glare_not_a_hand.py,
+tests/test_vision_hard_light.py).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+import foreign_vision  # noqa: E402
+from calibration.config import Config  # noqa: E402
+from vision.localise import NotReadable  # noqa: E402
+from vision.reader import BoardReader  # noqa: E402
+
+WOOD, LINE, FRAME, SKIN = 170, 110, 60, 185
+
+
+def test_the_fingertip_over_the_left_edge_is_a_hand():
+    sample, image = foreign_vision.frame("museum", 96_000_000, 16, arm=True)
+    with pytest.raises(NotReadable, match="hand over board"):
+        BoardReader(Config(), sample.board).read(image, track=False)
+
+
+@pytest.fixture(scope="module")
+def reader() -> BoardReader:
+    return BoardReader(Config(), "board-11")
+
+
+def _board(reader: BoardReader) -> np.ndarray:
+    """A rectified picture of bare wood with its grid and a dark frame round the playing area."""
+    fr, geo = reader.frame, reader.geometry
+    img = np.full((fr.pixels, fr.pixels), FRAME, np.uint8)
+    lo, hi = fr.to_px(np.array([[0.0, geo.width], [geo.width, 0.0]]))
+    cv2.rectangle(img, tuple(int(v) for v in lo), tuple(int(v) for v in hi), WOOD, -1)
+    width = max(1, int(round(geo.spec.line_width_mm * fr.ppm)))
+    for k in range(geo.size + 1):
+        a = fr.to_px(np.array([[k * geo.pitch, 0.0], [k * geo.pitch, geo.width]]))
+        b = fr.to_px(np.array([[0.0, k * geo.pitch], [geo.width, k * geo.pitch]]))
+        cv2.line(img, tuple(int(v) for v in a[0]), tuple(int(v) for v in a[1]), LINE, width)
+        cv2.line(img, tuple(int(v) for v in b[0]), tuple(int(v) for v in b[1]), LINE, width)
+    return img
+
+
+def _patch(reader: BoardReader, img: np.ndarray, x0: float, x1: float, y0: float, y1: float) -> np.ndarray:
+    """Paint a plain patch (board millimetres) over the picture: no lines show through it."""
+    p = reader.frame.to_px(np.array([[x0, y0], [x1, y1]]))
+    out = img.copy()
+    cv2.rectangle(out, tuple(int(v) for v in p[0]), tuple(int(v) for v in p[1]), SKIN, -1)
+    return out
+
+
+def _occluded(reader: BoardReader, img: np.ndarray) -> bool:
+    noisy = np.clip(img + np.random.default_rng(3).normal(0, 2.0, img.shape), 0, 255).astype(np.uint8)
+    return reader.grid.occluded(reader.grid.check(noisy))
+
+
+def test_a_drawn_fingertip_in_over_the_edge_hides_one_crossing_and_is_a_hand(reader):
+    p = reader.geometry.pitch
+    bare = _board(reader)
+    assert not _occluded(reader, bare)
+    # from outside the left edge to just past the first inner line, across the line at 5 pitches up
+    tip = _patch(reader, bare, -10.0, 1.3 * p, 4.6 * p, 5.4 * p)
+    assert _occluded(reader, tip)
+
+
+def test_a_spot_on_the_edge_alone_or_one_crossing_inside_alone_is_no_hand(reader):
+    p = reader.geometry.pitch
+    bare = _board(reader)
+    # over the border crossing and its line into the board, short of the first inner crossing
+    edge_only = _patch(reader, bare, -10.0, 0.6 * p, 4.6 * p, 5.4 * p)
+    assert not _occluded(reader, edge_only)
+    # one crossing in the middle of the board, nothing at the edge
+    inner_only = _patch(reader, bare, 4.6 * p, 5.4 * p, 4.6 * p, 5.4 * p)
+    assert not _occluded(reader, inner_only)
