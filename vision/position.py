@@ -40,6 +40,13 @@ def throne_square(size: int) -> int:
     return (size // 2) * size + size // 2
 
 
+def camp_squares(size: int) -> frozenset[int]:
+    """The squares where no light piece ever stands: Tablut's camps (the 9x9 board's marked squares but the
+    castle). `board-9` is Tablut's board alone (docs/hardware.md, "Boards"), and in Tablut "Swedes and the
+    king never enter camps" (docs/rules.md, rules 11-12); `board-11` has none."""
+    return marked_squares(size) - {throne_square(size)} if size == 9 else frozenset()
+
+
 def marked_squares(size: int) -> frozenset[int]:
     """Squares drawn with the darker fill (docs/hardware.md, "Boards").
 

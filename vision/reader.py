@@ -25,7 +25,7 @@ from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvid
                           shape_fallback, with_outline, with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_region, foreign_squares
-from vision.position import SquareClass, marked_squares, pieces_from_classes, throne_square
+from vision.position import SquareClass, camp_squares, marked_squares, pieces_from_classes, throne_square
 from vision.rectify import rectified_frame, rectify
 
 PLAIN_LUM, RING, EDGE = FEATURE_NAMES.index("plain_lum"), FEATURE_NAMES.index("ring"), FEATURE_NAMES.index("edge")
@@ -70,6 +70,8 @@ PLAIN_EMPTY_SURE = 0.9
 TOP_UNSEEN = 0.5
 # A defender read on the throne, where only the king may stop in three of the four rule sets, is at most this sure.
 THRONE_DEFENDER_SURE = 0.5
+# A light piece read on a Tablut camp, where only an attacker may stand, is an attacker at most this sure.
+CAMP_ATTACKER_SURE = 0.75
 # Off-colour squares joined to the board's edge that make an arm (vision/occlusion.arm_region),
 # with at least one crossing hidden too: stage light of another colour hides none.
 ARM_SQUARES = 4
@@ -150,6 +152,8 @@ class BoardReader:
         self.throne = throne_square(self.size)
         self.marked_off_throne = self.marked.copy()
         self.marked_off_throne[self.throne] = False
+        self.camps = np.zeros(self.size * self.size, bool)
+        self.camps[list(camp_squares(self.size))] = True
         pc = self.config.pieces
         self.outline = OutlineMeter(self.extractor.radius_mm * self.frame.ppm,
                                     (self.geometry.pitch - self.geometry.spec.line_width_mm) / 2 * self.frame.ppm)
@@ -337,6 +341,18 @@ class BoardReader:
         t = self.throne
         if int(probs[t].argmax()) == int(SquareClass.DEFENDER):
             probs[t] = no_surer_than(probs[t:t + 1], THRONE_DEFENDER_SURE)[0]
+        # a light piece read on a Tablut camp, where no light piece ever stands (vision/position.camp_squares),
+        # is an attacker with a lamp's gloss on his top: his light share is the attacker's, held back (museum
+        # light, development seeds 11,015,017 a5 and 93,023,017 f1, fresh 96,059,017 i4: grey-lit attackers on
+        # the camps' darker fill read defenders, 0.5). On the development frames every camp square read a
+        # light piece was an attacker (museum 2, hard 2, 96M 1); giving the light share of *every* camp square
+        # to the attacker made 36 empty squares attackers, so only those the light piece's guess.
+        light_camp = self.camps & np.isin(probs.argmax(1), (int(SquareClass.DEFENDER), int(SquareClass.KING)))
+        if light_camp.any():
+            a, d, k = int(SquareClass.ATTACKER), int(SquareClass.DEFENDER), int(SquareClass.KING)
+            probs[light_camp, a] += probs[light_camp, d] + probs[light_camp, k]
+            probs[light_camp, d] = probs[light_camp, k] = 0.0
+            probs[light_camp] = no_surer_than(probs[light_camp], CAMP_ATTACKER_SURE)
         return Reading(probabilities=probs, features=feats, view=view, rectified=rect, size=self.size, glare=glare,
                        outline=outline)
 
