@@ -75,3 +75,13 @@ def test_two_crossings_squeezed_white_by_a_veil_are_no_hand():
     sample, image = foreign_vision.frame("hard", 91_000_000, 31)
     reading = BoardReader(Config(), sample.board).read(image, track=False)
     assert reading.probabilities.shape == (81, 4)
+
+
+def test_three_crossings_in_a_veil_s_core_near_white_are_no_hand():
+    """Hard light, seeds 97,000,017: an elongated veil's core at 243-245 grey levels squeezed three grid lines'
+    depth into the noise in the picture as taken (not with the veil taken off), and the reader refused the
+    hand-free board as "hand over board": a patch all near white needs the veil-free look's support, whatever
+    its size (vision/occlusion.SQUEEZED_PATCH)."""
+    sample, image = foreign_vision.frame("hard", 97_000_000, 0)
+    reading = BoardReader(Config(), sample.board).read(image, track=False)
+    assert reading.probabilities.shape == (121, 4)

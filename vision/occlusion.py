@@ -68,12 +68,13 @@ NEAR_WHITE = 217.0
 CLIPPED = 245.0
 # The wood beside a line it is compared with (GridChecker.check) lies this share of a square across it.
 SIDE_PITCH = 0.15
-# In a frame with glare, a hidden patch of fewer crossings than this, all where the picture as taken is nearly
-# white (NEAR_WHITE: the tone curve squeezes the lines' depth into the noise there), makes a hand only where
-# the look with the veil taken off hides a patch of this size round it (GridChecker.both). Hard light, seeds
+# In a frame with glare, a hidden patch all where the picture as taken is nearly white (NEAR_WHITE: the tone
+# curve squeezes the lines' depth into the noise there), however many crossings, makes a hand only where the
+# look with the veil taken off hides a patch of this size round it (GridChecker.both). Hard light, seeds
 # 91,031,017: two crossings under a streak of a veil (wood 219-222 as taken, hidden in both looks and no
-# more) made a hand-free board "hand over board"; museum light, development seeds 10,020,029: a pale hand
-# under a lamp hid two crossings as taken and seven with the veil taken off, and is still a hand.
+# more) made a hand-free board "hand over board"; fresh seeds 97,000,017: three crossings in a veil's
+# elongated core (243-245), hidden as taken alone, did so too. Museum light, development seeds 10,020,029: a
+# pale hand under a lamp hid two crossings as taken and seven with the veil taken off, and is still a hand.
 SQUEEZED_PATCH = 3
 # Marked squares' fill is judged for a sleeve's colour (foreign_squares) only with this many of them seen.
 FILL_REFERENCE = 3
@@ -211,8 +212,8 @@ class GridChecker:
     def _largest(grid: np.ndarray, wood: np.ndarray, squeezed: np.ndarray | None = None,
                  support: np.ndarray | None = None) -> int:
         """Crossings in the largest connected hidden patch, leaving out patches lit like glare's core,
-        and small patches (under SQUEEZED_PATCH) all on `squeezed` crossings unless `support` (the
-        crossings hidden in another look) hides a patch of that size that reaches them."""
+        and patches all on `squeezed` crossings unless `support` (the crossings hidden in another look)
+        hides a patch of SQUEEZED_PATCH that reaches them."""
         count, labels = cv2.connectedComponents(grid.astype(np.uint8), connectivity=8)
         if count <= 1:
             return 0
@@ -230,8 +231,7 @@ class GridChecker:
             lit = wood[patch]
             if board > 0 and np.isfinite(lit).all() and (lit > GLARE_BRIGHTNESS * board).all():
                 continue
-            if squeezed is not None and int(patch.sum()) < SQUEEZED_PATCH and squeezed[patch].all() \
-                    and not (supported & patch).any():
+            if squeezed is not None and squeezed[patch].all() and not (supported & patch).any():
                 continue
             sizes.append(int(patch.sum()))
         return max(sizes, default=0)
