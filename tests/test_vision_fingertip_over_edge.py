@@ -5,9 +5,10 @@ fingertip over a6-b7, in from the left edge, no other colour than the lit frame 
 hid one grid crossing inside the board and was read as a board: a hand needs two hidden crossings
 side by side, and the crossings on the border never count (the frame beside them is often as dark
 as a line). But the line that runs from a border crossing into the board has wood on both sides,
-and the fingertip hid those lines where it came in (vision/occlusion.GridChecker.occluded,
-GridVisibility.edge_hidden). Hand-free frames stay read (tests/test_vision_glare_not_a_hand.py,
-tests/test_vision_hard_light.py).
+and the fingertip hid that line where it came in and the next crossing along it
+(vision/occlusion.GridChecker.occluded, GridVisibility.edge_hidden). Hand-free frames stay read
+(tests/test_vision_glare_not_a_hand.py, tests/test_vision_hard_light.py), among them a dim soft frame
+whose border lines are faint everywhere (hard light, 99,022,017).
 """
 from __future__ import annotations
 
@@ -78,6 +79,14 @@ def test_a_drawn_fingertip_in_over_the_edge_hides_one_crossing_and_is_a_hand(rea
     assert _occluded(reader, tip)
 
 
+def test_a_dim_soft_frame_with_faint_border_lines_is_read():
+    """Hard light, fresh seeds 99,022,017: five border crossings' lines into the board and two lone crossings
+    inside within the noise, one inside diagonally beside a border one; no line gone from the edge inwards."""
+    sample, image = foreign_vision.frame("hard", 99_000_000, 22)
+    reading = BoardReader(Config(), sample.board).read(image, track=False)
+    assert reading.probabilities.shape[1] == 4
+
+
 def test_a_spot_on_the_edge_alone_or_one_crossing_inside_alone_is_no_hand(reader):
     p = reader.geometry.pitch
     bare = _board(reader)
@@ -87,3 +96,6 @@ def test_a_spot_on_the_edge_alone_or_one_crossing_inside_alone_is_no_hand(reader
     # one crossing in the middle of the board, nothing at the edge
     inner_only = _patch(reader, bare, 4.6 * p, 5.4 * p, 4.6 * p, 5.4 * p)
     assert not _occluded(reader, inner_only)
+    # a border crossing and the first crossing inside diagonally beside it, the line between them kept
+    diagonal = _patch(reader, _patch(reader, bare, -10.0, 0.4 * p, 4.6 * p, 5.4 * p), 0.6 * p, 1.4 * p, 5.6 * p, 6.4 * p)
+    assert not _occluded(reader, diagonal)

@@ -131,9 +131,7 @@ class GridChecker:
         # on the border (corners left out), the samples of the one line that runs from the crossing into the
         # board: the arms are (+x, -x, +y, -y) in pixels, and the picture's y runs against the board's
         arm_of = np.full((self.n, self.n), -1)
-        for arm_no, (rows, cols) in enumerate(((slice(1, -1), 0), (slice(1, -1), -1),
-                                               (-1, slice(1, -1)), (0, slice(1, -1)))):
-            arm_of[rows, cols] = arm_no
+        arm_of[1:-1, 0], arm_of[1:-1, -1], arm_of[-1, 1:-1], arm_of[0, 1:-1] = 0, 1, 2, 3
         self.edge = arm_of >= 0
         self.inward = arm_of[self.edge][:, None] * len(dist) + np.arange(len(dist))[None]   # (edge, samples)
         self._index: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -312,20 +310,27 @@ class GridChecker:
         return any(int((labels == k).sum()) >= self.min_patch for k in touching)
 
     def occluded(self, vis: GridVisibility) -> bool:
-        """A hand over the board: a patch of hidden crossings (min_patch), or one hidden crossing next to a
-        border crossing whose line into the board is gone (GridVisibility.edge_hidden): a fingertip that
-        reaches in over the edge by a square hides one crossing inside and the lines where it comes in.
+        """A hand over the board: a patch of hidden crossings (min_patch), or a line gone from the board's
+        edge to its first crossing inside: a border crossing whose line into the board is gone
+        (GridVisibility.edge_hidden) and that line's next crossing hidden. A fingertip that reaches in over
+        the edge by a square hides one crossing inside and the line where it comes in.
 
         WHY: museum light, fresh seeds 96,016,029: a pink fingertip over a6-b7, in from the left edge and
         no other colour than the lit frame band and the wood, hid one crossing inside and the lines into
-        the board at two border crossings beside it, and was read as a board. In the development frames
-        (museum 10M-15M, 93M, 94M and hard 11M-16M, 93M, 94M: 977 frames without a hand) no hidden
-        crossing lies next to such a border crossing once corners and nearly white wood are left out.
+        the board at the two border crossings beside it, and was read as a board. Merely next to each
+        other, diagonals too, was not enough: hard light, fresh seeds 99,022,017, a dim soft frame whose
+        lines were faint everywhere, had five such border crossings and two lone hidden ones inside, one
+        of them diagonally beside a border one, and was refused as "hand over board".
         """
         if vis.largest_patch >= self.min_patch:
             return True
-        beside_edge = cv2.dilate(vis.edge_hidden.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-        return bool((vis.hidden & self.inner & beside_edge).any())
+        edge = vis.edge_hidden
+        next_in = np.zeros_like(edge)
+        next_in[:, 1] |= edge[:, 0]
+        next_in[:, -2] |= edge[:, -1]
+        next_in[1, :] |= edge[0, :]
+        next_in[-2, :] |= edge[-1, :]
+        return bool((vis.hidden & next_in).any())
 
 
 def beside_clipped(wood: np.ndarray) -> np.ndarray:
