@@ -4,6 +4,8 @@
 camps" (docs/rules.md). Frames of the held-out renderer (bench/foreign_renderer.py), development seeds:
 attackers on the camps' darker fill, a lamp's gloss making their tops as grey as the fill, were read
 defenders (0.5). Their light share is now the attacker's, held back (vision/reader.py, CAMP_ATTACKER_SURE).
+Only a reading in doubt (CAMP_LIGHT_DOUBT): a light piece the camera plainly sees on a camp is read as one
+(a visitor's illegal move must be named; tests/test_vision_marked_squares.py).
 """
 from __future__ import annotations
 

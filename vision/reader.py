@@ -70,8 +70,10 @@ PLAIN_EMPTY_SURE = 0.9
 TOP_UNSEEN = 0.5
 # A defender read on the throne, where only the king may stop in three of the four rule sets, is at most this sure.
 THRONE_DEFENDER_SURE = 0.5
-# A light piece read on a Tablut camp, where only an attacker may stand, is an attacker at most this sure.
-CAMP_ATTACKER_SURE = 0.75
+# A light piece read on a Tablut camp, where only an attacker may stand, no surer than CAMP_LIGHT_DOUBT (a guess
+# the camera could not make) is an attacker at most CAMP_ATTACKER_SURE sure; a surer reading stands.
+CAMP_LIGHT_DOUBT = 0.6
+CAMP_ATTACKER_SURE = 0.6
 # Off-colour squares joined to the board's edge that make an arm (vision/occlusion.arm_region),
 # with at least one crossing hidden too: stage light of another colour hides none.
 ARM_SQUARES = 4
@@ -341,13 +343,16 @@ class BoardReader:
         t = self.throne
         if int(probs[t].argmax()) == int(SquareClass.DEFENDER):
             probs[t] = no_surer_than(probs[t:t + 1], THRONE_DEFENDER_SURE)[0]
-        # a light piece read on a Tablut camp, where no light piece ever stands (vision/position.camp_squares),
-        # is an attacker with a lamp's gloss on his top: his light share is the attacker's, held back (museum
-        # light, development seeds 11,015,017 a5 and 93,023,017 f1, fresh 96,059,017 i4: grey-lit attackers on
-        # the camps' darker fill read defenders, 0.5). On the development frames every camp square read a
-        # light piece was an attacker (museum 2, hard 2, 96M 1); giving the light share of *every* camp square
-        # to the attacker made 36 empty squares attackers, so only those the light piece's guess.
-        light_camp = self.camps & np.isin(probs.argmax(1), (int(SquareClass.DEFENDER), int(SquareClass.KING)))
+        # a light piece read in doubt on a Tablut camp, where no light piece ever stands (vision/position.
+        # camp_squares), is an attacker with a lamp's gloss on his top: his light share is the attacker's, held
+        # back (museum light, development seeds 11,015,017 a5 and 93,023,017 f1, fresh 96,059,017 i4: grey-lit
+        # attackers on the camps' darker fill read defenders, 0.5). On the development frames every camp square
+        # read a light piece was an attacker (museum 2, hard 2, 96M 1); giving the light share of *every* camp
+        # square to the attacker made 36 empty squares attackers, so only those the light piece's guess. What
+        # the camera is sure of stands: a visitor may put a defender on a camp (an illegal move the kiosk must
+        # name), and what the rules allow is only the guess where the camera cannot tell.
+        light_camp = (self.camps & np.isin(probs.argmax(1), (int(SquareClass.DEFENDER), int(SquareClass.KING)))
+                      & (probs.max(1) <= CAMP_LIGHT_DOUBT))
         if light_camp.any():
             a, d, k = int(SquareClass.ATTACKER), int(SquareClass.DEFENDER), int(SquareClass.KING)
             probs[light_camp, a] += probs[light_camp, d] + probs[light_camp, k]
