@@ -43,9 +43,9 @@ def _empty_squares_still_read_empty(truth: np.ndarray, probs: np.ndarray) -> Non
     assert right.mean() >= 0.95, f"only {int(right.sum())} of {len(empty)} empty squares read empty"
 
 
-@pytest.mark.parametrize("seed0,k,square", [(14_000_000, 21, "a10"), (14_000_000, 33, "e6"), (15_000_000, 10, "e3"),
-                                            (90_000_000, 55, "h8"), (90_000_000, 21, "c5")])
-def test_a_rim_round_a_top_no_lighter_than_the_wood_is_a_light_piece(seed0, k, square):
+def _a_held_back_defender(seed0: int, k: int, square: str) -> None:
+    """Hard frame k of `seed0`: `square`, a defender, is read one but never surely (a top the colour reads as
+    wood is never a sure piece), and the frame's empty squares still read empty."""
     size, truth, probs = foreign_vision.frame_reading("hard", seed0, k)
     sq = parse_square(square, size)
     d = int(SquareClass.DEFENDER)
@@ -53,6 +53,12 @@ def test_a_rim_round_a_top_no_lighter_than_the_wood_is_a_light_piece(seed0, k, s
     assert int(probs[sq].argmax()) == d, f"{square} read {np.round(probs[sq], 2)}"
     assert probs[sq].max() < SURE, "a top the colour reads as wood is never a sure piece"
     _empty_squares_still_read_empty(truth, probs)
+
+
+@pytest.mark.parametrize("seed0,k,square", [(14_000_000, 21, "a10"), (14_000_000, 33, "e6"), (15_000_000, 10, "e3"),
+                                            (90_000_000, 55, "h8"), (90_000_000, 21, "c5")])
+def test_a_rim_round_a_top_no_lighter_than_the_wood_is_a_light_piece(seed0, k, square):
+    _a_held_back_defender(seed0, k, square)
 
 
 def test_a_sharp_rim_weaker_than_the_white_pieces_is_no_sure_empty():
@@ -72,13 +78,7 @@ def test_a_sharp_rim_weaker_than_the_white_pieces_is_no_sure_empty():
 @pytest.mark.parametrize("seed0,k,square", [(16_000_000, 49, "f8"), (16_000_000, 49, "g7"), (12_000_000, 49, "f7"),
                                             (13_000_000, 3, "g5")])
 def test_a_rim_and_a_shaded_wall_out_of_veils_are_a_light_piece(seed0, k, square):
-    size, truth, probs = foreign_vision.frame_reading("hard", seed0, k)
-    sq = parse_square(square, size)
-    d = int(SquareClass.DEFENDER)
-    assert int(truth[sq]) == d
-    assert int(probs[sq].argmax()) == d, f"{square} read {np.round(probs[sq], 2)}"
-    assert probs[sq].max() < SURE
-    _empty_squares_still_read_empty(truth, probs)
+    _a_held_back_defender(seed0, k, square)
 
 
 def _outline(fall: np.ndarray, wall: np.ndarray, lift: np.ndarray) -> Outline:

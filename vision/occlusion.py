@@ -53,7 +53,7 @@ import numpy as np
 from calibration.geometry import BoardGeometry
 from vision.rectify import RectifiedFrame, pixel_index
 from vision.robust import nanmedian, row_percentile
-from vision.shape import pixel_noise
+from vision.shape import WHITE, pixel_noise
 
 # A patch of hidden crossings whose wood is everywhere brighter than this
 # many times the board's median wood is the core of a glare patch, not a hand.
@@ -333,7 +333,7 @@ class GridChecker:
         next_in[-2, :] |= edge[-1, :]
         # a crossing inside hidden where the picture is nearly white counts no more than in `_largest` (a veil's
         # core squeezes its line away: hard light, fresh seeds 100,053,017, one at 234 grey levels)
-        seen = np.nan_to_num(vis.wood, nan=255.0) <= NEAR_WHITE
+        seen = np.nan_to_num(vis.wood, nan=WHITE) <= NEAR_WHITE
         return bool((vis.hidden & next_in & seen).any())
 
 
