@@ -131,7 +131,7 @@ def one_trial(condition: str, scene_seed: int, board: Board, move, res: LatencyR
             last = "settling"
         except NotReadable as exc:
             # as the kiosk does (kiosk/board_watch.py): a corner marker lost now and then keeps the still run
-            tracker.unreadable(t, str(exc), keep_run=pose_lost(str(exc)))
+            tracker.unreadable(t, str(exc), keep_run=pose_lost(str(exc)), image=exc.picture)
             last = str(exc)
         read_s = time.process_time() - t0
         res.read_ms.append(read_s * 1000)

@@ -71,6 +71,12 @@ class BoardWatch:
         if reading is None or reading.seq == self._last_seq:
             return
         self._last_seq = reading.seq
+        if not reading.ok and self.tracker.unchanged(getattr(reading.raw, "picture", None)):
+            # refused, but the picture is the still board's: the reader's doubt about one picture, not a
+            # hand coming in (vision.stability.StabilityTracker.unchanged); the still run and the last
+            # readable reading stand, and nothing is a sign of life
+            self.tracker.unreadable(reading.t, reading.reason or "", keep_run=True)
+            return
         self.camera_ok = reading.ok
         self.camera_reason = reading.reason
         if not reading.ok:

@@ -69,7 +69,8 @@ class VisionFrameReader:
         try:
             reading = self.reader.read(frame.image)
         except NotReadable as exc:
-            return CameraReading(seq, frame.t, False, str(exc))
+            # (the refusal itself as raw: its rectified picture, if any, tells BoardWatch whether anything moved)
+            return CameraReading(seq, frame.t, False, str(exc), raw=exc)
         classes = reading.probabilities.argmax(1)
         conf = reading.probabilities.max(1)
         return CameraReading(seq, frame.t, True, None,

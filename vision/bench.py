@@ -203,7 +203,7 @@ def score_ply(reader: BoardReader, board, move, after, image: np.ndarray, res,
                 tracker.update(taken / 30.0, reader.read(shot))
                 unreadable = None
             except NotReadable as exc:
-                tracker.unreadable(taken / 30.0, str(exc), keep_run=pose_lost(str(exc)))
+                tracker.unreadable(taken / 30.0, str(exc), keep_run=pose_lost(str(exc)), image=exc.picture)
                 unreadable = exc
             taken += 1
         event = tracker.still()

@@ -115,7 +115,7 @@ def cmd_watch(args) -> int:
                 reading = reader.read(frame)
                 status = tracker.update(t, reading)
             except NotReadable as exc:
-                status = tracker.unreadable(t, str(exc))
+                status = tracker.unreadable(t, str(exc), image=exc.picture)
             if status.event is not None and status.event.reading is not None:      # (update() gives one)
                 position = status.event.reading.position
                 say(position)

@@ -76,7 +76,16 @@ STILL_CONTRAST = 8.0
 
 
 class NotReadable(Exception):
-    """The board cannot be read in this frame; the message says why, for the visitor and the log."""
+    """The board cannot be read in this frame; the message says why, for the visitor and the log.
+
+    `picture`: where the board was found, its rectified picture (grey), so that the stability tracker
+    can tell a refusal in a picture that has not changed from a hand coming in
+    (vision/stability.StabilityTracker.unchanged); None where no board was found.
+    """
+
+    def __init__(self, reason: str, picture: np.ndarray | None = None) -> None:
+        super().__init__(reason)
+        self.picture = picture
 
 
 #: how a NotReadable message starts when the board's pose was lost (a corner marker not found or

@@ -206,16 +206,16 @@ class BoardReader:
             # hand over two crossings, lines gone as taken, was read as a board)
             grid = self.grid.both(grid, self.grid.check(rect_gray, rect_noise))
         if self.grid.occluded(grid):
-            raise NotReadable("hand over board")
+            raise NotReadable("hand over board", rect_gray)
         feats = self.extractor.extract(rect, view.camera_center, glare.image if glare.any else None, rect_gray)
         # hidden grid crossings suffice; off-colour squares only as a region that
         # comes in over the board's edge (an arm), never stage light or a shadow alone
         foreign = foreign_squares(feats.wood_chroma, self.marked, self.size, unseen=feats.colour_unseen)
         region = arm_region(foreign, self.band.deviating(rect), self.size)
         if int(region.sum()) >= ARM_SQUARES and self.grid.arm_crossing(grid, region):
-            raise NotReadable("hand over board")
+            raise NotReadable("hand over board", rect_gray)
         if float(np.median(feats.wood_lum)) < DARK_WOOD_LEVEL:
-            raise NotReadable("too dark")
+            raise NotReadable("too dark", rect_gray)
         # near-white wood: glare has clipped the picture there, and a light
         # piece may differ from it only by a faint outline
         temper = 1.0 + np.maximum(0.0, feats.wood_lum - GLARE_WOOD_LEVEL) / GLARE_SCALE

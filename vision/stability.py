@@ -31,7 +31,10 @@ and the benchmarks. The API:
     status = tracker.observe(t, probabilities, image=None, fresh=True)
                                               # the same from per-square class probabilities (and the
                                               # rectified picture, if any); fresh=False: a repeated picture
-    status = tracker.unreadable(t, reason)    # the frame at t was NotReadable (hand, markers, dark)
+    status = tracker.unreadable(t, reason, image=exc.picture)
+                                              # the frame at t was NotReadable (hand, markers, dark); a
+                                              # refused picture unchanged from the still run keeps the run
+    tracker.unchanged(exc.picture)            # ... which this says
     tracker.reset(not_before=t)               # forget the still run; ignore frames before t
     status.state                              # StillState: unreadable | moving | settling | stable
     status.event                              # StableEvent once per still period, else None
@@ -179,16 +182,37 @@ class StabilityTracker:
         self.not_before = not_before
         self._clear()
 
-    def unreadable(self, t: float, reason: str, *, keep_run: bool = False) -> StabilityStatus:
+    def unreadable(self, t: float, reason: str, *, keep_run: bool = False,
+                   image: np.ndarray | None = None) -> StabilityStatus:
         """The frame at `t` could not be read. It ends the still run, unless `keep_run`: only the
         board's pose was lost in this picture (a corner marker lost in dim light, one frame in
         five on a hard day: ending the run each time kept a still board from ever being still),
-        nothing was seen over the board. The run then goes on, and the next readable picture is
-        compared with the last one as usual, so a piece moved meanwhile still starts it again."""
-        if t >= self.not_before and not keep_run:
+        nothing was seen over the board; or `image`, the refused frame's rectified picture
+        (vision.localise.NotReadable.picture), is the still run's picture (`unchanged`). The run
+        then goes on, and the next readable picture is compared with the last one as usual, so a
+        piece moved meanwhile still starts it again."""
+        if t >= self.not_before and not (keep_run or self.unchanged(image)):
             self._clear()
             self.latest = None
         return StabilityStatus(StillState.UNREADABLE, reason)
+
+    def unchanged(self, image: np.ndarray | None) -> bool:
+        """True when `image`, the rectified picture of a frame the reader refused, is the still run's
+        picture: no square's mean differs by `motion_level` from the last readable picture's, nor from
+        the run's first.
+
+        WHY: a hand coming in over the board changes the squares it covers by far more than that
+        (7 to 26 grey levels for a piece alone); a refusal in an unchanged picture is the reader's
+        doubt about one noisy picture, not a hand. Hard light, fresh seeds 98,043,017: a veil's clipped
+        streak refused as "hand over board" in one exposure of nine, each refusal ending the still run
+        that the others were building; a kiosk in such light waited on and on for a board it could read.
+        """
+        if image is None or self._thumb is None or self._last is None:
+            return False
+        thumb = square_means(image, math.isqrt(len(self._last)))
+        return all(earlier is None or (earlier.shape == thumb.shape
+                                       and float(np.abs(thumb - earlier).max()) <= self.motion_level)
+                   for earlier in (self._thumb, self._anchor))
 
     def _moved(self, thumb: np.ndarray | None, probs: np.ndarray) -> bool:
         if self._last is None or self._last.shape != probs.shape:
