@@ -20,7 +20,7 @@ from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
 from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, clipped_top,
                           crown_alone, dark_without_edge, king_keep, piece_shown, without_dark,
-                          light_keep, light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match,
+                          light_keep, light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match, wall_under_veil,
                           pieces_need_a_rim, rim_without_top, fine_detail, noise_of, shape_agreement, shape_conflict,
                           shape_fallback, with_outline, with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
@@ -328,6 +328,15 @@ class BoardReader:
         light_first = [int(SquareClass.DEFENDER), int(SquareClass.ATTACKER), int(SquareClass.EMPTY),
                        int(SquareClass.KING)]               # the empty square's share goes to the defender
         probs[rimmed] = no_surer_than(probs[rimmed][:, light_first], RIM_ONLY_SURE)
+        # ... and under a veil, a piece's shaded wall round the rim (vision/shape.wall_under_veil): the piece its
+        # top says, darker than the wood an attacker, held back as the rim alone is
+        walled = wall_under_veil(probs, outline, plain_empty, glare.share >= VEIL_SHARE) & ~blown
+        dark_first = [int(SquareClass.ATTACKER), int(SquareClass.EMPTY), int(SquareClass.DEFENDER),
+                      int(SquareClass.KING)]                # the empty square's share goes to the attacker
+        dark_top = walled & (outline.lift < -NOT_LIGHTER)
+        probs[dark_top] = no_surer_than(probs[dark_top][:, dark_first], RIM_ONLY_SURE)
+        light_top = walled & ~dark_top
+        probs[light_top] = no_surer_than(probs[light_top][:, light_first], RIM_ONLY_SURE)
         # the square the colour gave the king may have lost him to the doubt: then he is unseen
         probs = SquareClassifier.hidden_king(probs)
         # ... and then the light piece with the yellowest top, or else the one on the throne, is the best

@@ -737,6 +737,10 @@ def rim_without_top(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray
     rims nearly as deep; nor the wall alone (a line's shadow). In the development frames (hard 11M-16M,
     93M, 94M; museum 10M-15M, 93M, 94M), these 7 defenders pass both and no square that is empty (the
     nearest fell 1.50-1.56 times as far as the bare wood's, its wall 2.1-2.3 times as deep).
+    Either way the rim must be round: one circle of the piece's size explains at least ROUND_RIM[0] of its rays
+    (Outline.roundness). Museum light, fresh seeds 102,098,017 a2: an empty square at the board's edge, its
+    ring reaching over the border line into the dark frame on one side (8 rays of 24 round), read a defender
+    (0.5). Of the 49 pieces this rule took on all development frames and 102M, the least round had 0.58.
     """
     plain_empty = np.asarray(plain_empty, bool)
     if int(plain_empty.sum()) < RIM_ONLY_REFERENCE:
@@ -750,7 +754,34 @@ def rim_without_top(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray
         wall = max(float(np.percentile(outline.wall[plain_empty], 95)), WALL_ONLY_FLOOR)
         rim = rim | (np.asarray(unveiled, bool) & (outline.fall >= RIM_WITH_WALL * usual)
                      & (outline.wall >= WALL_ONLY_RATIO * wall))
-    return (probs.argmax(1) == int(SquareClass.EMPTY)) & rim
+    return (probs.argmax(1) == int(SquareClass.EMPTY)) & rim & (outline.roundness >= ROUND_RIM[0])
+
+
+# Under a veil, a shaded wall round the rim WALL_VEIL_RATIO times as deep as the frame's plainly seen empty
+# squares' (their 95th percentile, at least WALL_ONLY_FLOOR grey levels; RIM_ONLY_REFERENCE such squares at least).
+WALL_VEIL_RATIO = 4.0
+
+
+def wall_under_veil(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray, veiled: np.ndarray) -> np.ndarray:
+    """Per square (bool), an "empty" square under a veil with a piece's shaded wall round its rim: a piece the
+    veil washed out, which the colour took for lit wood.
+
+    WHY: a veil adds light smoothly over wood, lines and pieces alike; it washes a piece's top towards the
+    wood's grey and its rim's step with it, but the piece still stands: its side wall and its shadow make a
+    dark arc round the top (Outline.wall) that no veil over bare wood makes. Hard light, development frames
+    (hard 11M-16M, 93M, 94M, 97M-101M; museum 10M-15M, 93M, 94M, 96M, 101M), squares read empty under a veil
+    (share at least VEIL_SHARE), not blown white: 67 pieces (32 attackers, 27 defenders, 8 kings, 6 of them
+    on the throne) had a wall at least WALL_VEIL_RATIO times the frame's bare wood's, no empty square did (the
+    nearest 3.5 and 3.35 times: museum 93,061,017 g5, hard 94,002,017 e4). The caller holds such a square
+    back, its best guess the piece its top says: darker than the wood an attacker, else a light piece (13 of
+    the 67 tops say the other kind; the colour under such a veil says nothing surer).
+    """
+    plain_empty = np.asarray(plain_empty, bool)
+    if int(plain_empty.sum()) < RIM_ONLY_REFERENCE:
+        return np.zeros(len(probs), bool)
+    bare = max(float(np.percentile(outline.wall[plain_empty], 95)), WALL_ONLY_FLOOR)
+    return ((probs.argmax(1) == int(SquareClass.EMPTY)) & np.asarray(veiled, bool)
+            & (outline.wall >= WALL_VEIL_RATIO * bare))
 
 
 # An ivory top on a marked square's darker fill stands far above that fill: at least FILL_STEP times as
