@@ -110,3 +110,22 @@ def test_a_refusal_with_no_board_found_has_no_picture():
     error = NotReadable("markers not found: 0, 1")
     tracker = StabilityTracker(STABLE_S)
     assert error.picture is None and not tracker.unchanged(error.picture)
+
+
+def test_a_run_refused_more_often_than_read_is_no_still_board():
+    """A hand held still that the reader takes for a board now and then is refused most of the time: the
+    pictures it read are no still board, though every refused picture matches them."""
+    rng = np.random.default_rng(3)
+    picture = rng.integers(60, 200, (88, 88)).astype(np.uint8)
+    probs = np.tile([[0.97, 0.01, 0.01, 0.01]], (121, 1))
+    tracker = StabilityTracker(STABLE_S)
+    for k in range(12):                          # 10 fps: read, refused, refused, read, ...
+        t = k / 10
+        if k % 3 == 0:
+            tracker.observe(t, probs, picture)
+        else:
+            tracker.unreadable(t, "hand over board", image=picture)
+    assert tracker.still() is None
+    for k in range(12, 30):                      # the hand gone: read every time, the same picture
+        tracker.observe(k / 10, probs, picture)
+    assert tracker.still() is not None

@@ -176,6 +176,7 @@ class StabilityTracker:
         self._t = -math.inf                         # the newest frame's time
         self._reading: Reading | None = None
         self._reported = False
+        self._refused: list[float] = []             # when the still run's pictures were refused (`unchanged`)
 
     def reset(self, not_before: float = -math.inf) -> None:
         """Forget the still run; frames taken before `not_before` are ignored from now on."""
@@ -191,7 +192,11 @@ class StabilityTracker:
         (vision.localise.NotReadable.picture), is the still run's picture (`unchanged`). The run
         then goes on, and the next readable picture is compared with the last one as usual, so a
         piece moved meanwhile still starts it again."""
-        if t >= self.not_before and not (keep_run or self.unchanged(image)):
+        if t < self.not_before:
+            return StabilityStatus(StillState.UNREADABLE, reason)
+        if self.unchanged(image):
+            self._refused.append(t)
+        elif not keep_run:
             self._clear()
             self.latest = None
         return StabilityStatus(StillState.UNREADABLE, reason)
@@ -206,6 +211,8 @@ class StabilityTracker:
         doubt about one noisy picture, not a hand. Hard light, fresh seeds 98,043,017: a veil's clipped
         streak refused as "hand over board" in one exposure of nine, each refusal ending the still run
         that the others were building; a kiosk in such light waited on and on for a board it could read.
+        A run in which more pictures were refused than read is no still board all the same (`still`): a
+        hand held still whose picture the reader took for a board now and then is refused most of the time.
         """
         if image is None or self._thumb is None or self._last is None:
             return False
@@ -249,6 +256,7 @@ class StabilityTracker:
             self._since, self._reported = t, False
             self._anchor = thumb
             self._frames.clear()
+            self._refused.clear()
             self._frames.append((t, probs))
             return StabilityStatus(StillState.MOVING if moving else StillState.SETTLING)
         self._frames.append((t, probs))
@@ -273,6 +281,8 @@ class StabilityTracker:
         frames = [p for t, p in self._frames if t >= since]
         if self._t - since < self.stable_s or len(frames) < self.min_frames:
             return None
+        if sum(1 for t in self._refused if t >= since) > len(frames):
+            return None                 # refused more often than read (`unchanged`)
         fused = fuse(frames)
         reading = dataclasses.replace(self._reading, probabilities=fused) if self._reading is not None else None
         return StableEvent(fused, reading, since, self._t, len(frames))
