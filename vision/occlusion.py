@@ -76,6 +76,8 @@ SIDE_PITCH = 0.15
 # elongated core (243-245), hidden as taken alone, did so too. Museum light, development seeds 10,020,029: a
 # pale hand under a lamp hid two crossings as taken and seven with the veil taken off, and is still a hand.
 SQUEEZED_PATCH = 3
+# A crossing and its four neighbours along the lines (GridChecker.check: the clipped rest of a hand).
+CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 # Marked squares' fill is judged for a sleeve's colour (foreign_squares) only with this many of them seen.
 FILL_REFERENCE = 3
 
@@ -178,10 +180,13 @@ class GridChecker:
         # clipped wood is no sure sign of a hand (a veil's core clips and washes the lines out), but
         # a clipped crossing whose line is gone next to one hidden on wood the camera has not
         # squeezed (NEAR_WHITE) is the rest of what hid that one: a pale arm under a bright lamp clips
-        # white along its top, while a veil's core fades out over crossings whose lines still show
+        # white along its top, while a veil's core fades out over crossings whose lines still show.
+        # Next to it along a line, not diagonally: hard light, fresh seeds 103,053,017, a veil's clipped
+        # streak (255) diagonally beside one crossing hidden at its rim (196) made a hand-free board "hand
+        # over board" (4 exposures of 12); every arm frame of the development sets is a hand either way
         gone = as_bright & saturated & faint
         seen_hidden = grid & (wood_grid <= NEAR_WHITE)
-        grid = grid | (gone & cv2.dilate(seen_hidden.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool))
+        grid = grid | (gone & cv2.dilate(seen_hidden.astype(np.uint8), CROSS).astype(bool))
         return GridVisibility(hidden=grid, contrast=ratio.reshape(self.n, self.n),
                               largest_patch=self._largest(grid, wood_grid), wood=wood_grid,
                               covered=covered, faint=faint, washed=np.zeros_like(grid),
