@@ -751,6 +751,14 @@ def _arm_axis(hand: HandPose, board_width_mm: float) -> tuple[np.ndarray, np.nda
     return pts, radius, skin
 
 
+def _pixel(p: np.ndarray) -> tuple[int, int]:
+    """A projected point as OpenCV's drawing wants it: whole pixels within the range of a C int. A point of a
+    withdrawing arm far out of the picture projects to millions of pixels (confirm_latency, seeds 103M)."""
+    limit = 1 << 20
+    x, y = (float(v) if np.isfinite(v) else limit for v in p[:2])
+    return int(np.clip(x, -limit, limit)), int(np.clip(y, -limit, limit))
+
+
 def apply_hand(ideal: np.ndarray, scene: Scene, layout: Layout, camera: Camera, hand: HandPose) -> None:
     """Draw a visitor's arm (a shaded tube of skin and sleeve) and its shadow on the board."""
     h, w = ideal.shape[:2]
@@ -763,7 +771,7 @@ def apply_hand(ideal: np.ndarray, scene: Scene, layout: Layout, camera: Camera, 
     shadow: np.ndarray = np.zeros((h, w), np.float32)
     for p, r in zip(camera.project(ground), radius):
         depth = float((ground[0] - camera.C) @ camera.R[2])
-        cv2.circle(shadow, (int(p[0]), int(p[1])), max(1, int(f * r / depth)), 1.0, -1)
+        cv2.circle(shadow, _pixel(p), max(1, int(f * r / depth)), 1.0, -1)
     shadow = cv2.GaussianBlur(shadow, (0, 0), 6.0)
     ideal *= (1.0 - 0.5 * scene.key_strength / (scene.ambient + scene.key_strength) * shadow)[..., None]
     # the arm itself, far end first
@@ -776,7 +784,7 @@ def apply_hand(ideal: np.ndarray, scene: Scene, layout: Layout, camera: Camera, 
     for k in range(len(pts) - 1, -1, -1):
         col = np.array(hand.skin if skin[k] else hand.sleeve, np.float32) * light * brightness
         r_px = max(1, int(f * radius[k] / max(depth[k], 1.0)))
-        centre = (int(uv[k, 0]), int(uv[k, 1]))
+        centre = _pixel(uv[k])
         cv2.circle(colour, centre, r_px, col.tolist(), -1, cv2.LINE_AA)
         cv2.circle(cover, centre, r_px, 1.0, -1, cv2.LINE_AA)
     # round shading: darker towards the tube's outline

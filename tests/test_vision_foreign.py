@@ -204,3 +204,16 @@ def test_the_report_sets_the_squares_blown_white_apart():
     assert "best guess of every square (held back ones too): 94 of 100 right (94.00%)" in text
     assert "blown pure white by glare" in text and ": 10, 4 of them wrong" in text
     assert "the squares the camera saw: 88 of 90 right (97.78%)" in text
+
+
+def test_an_arm_point_projected_far_out_of_the_picture_is_drawn_within_opencv_s_range():
+    """A withdrawing arm's far end can project to billions of pixels (bench/confirm_latency.py, seeds 103M,
+    crashed OpenCV's circle): the renderer draws it clipped, off the picture."""
+    limit = 1 << 20
+    for point in ([3.0e12, -5.0e12], [np.nan, 12.7], [-np.inf, np.inf]):
+        x, y = foreign_renderer._pixel(np.array(point))
+        assert isinstance(x, int) and isinstance(y, int) and abs(x) <= limit and abs(y) <= limit
+    assert foreign_renderer._pixel(np.array([640.6, 359.2])) == (640, 359)
+    canvas = np.zeros((72, 128), np.float32)
+    cv2.circle(canvas, foreign_renderer._pixel(np.array([3.0e12, 40.0])), 5, 1.0, -1)
+    assert canvas.max() == 0.0
