@@ -57,11 +57,12 @@ def _board(reader: BoardReader) -> np.ndarray:
     return img
 
 
-def _patch(reader: BoardReader, img: np.ndarray, x0: float, x1: float, y0: float, y1: float) -> np.ndarray:
-    """Paint a plain patch (board millimetres) over the picture: no lines show through it."""
+def _patch(reader: BoardReader, img: np.ndarray, x0: float, x1: float, y0: float, y1: float,
+           level: int = SKIN) -> np.ndarray:
+    """Paint a plain patch (board millimetres) of grey `level` over the picture: no lines show through it."""
     p = reader.frame.to_px(np.array([[x0, y0], [x1, y1]]))
     out = img.copy()
-    cv2.rectangle(out, tuple(int(v) for v in p[0]), tuple(int(v) for v in p[1]), SKIN, -1)
+    cv2.rectangle(out, tuple(int(v) for v in p[0]), tuple(int(v) for v in p[1]), level, -1)
     return out
 
 
@@ -108,3 +109,16 @@ def test_a_spot_on_the_edge_alone_or_one_crossing_inside_alone_is_no_hand(reader
     # a border crossing and the first crossing inside diagonally beside it, the line between them kept
     diagonal = _patch(reader, _patch(reader, bare, -10.0, 0.4 * p, 4.6 * p, 5.4 * p), 0.6 * p, 1.4 * p, 5.6 * p, 6.4 * p)
     assert not _occluded(reader, diagonal)
+
+
+def test_a_narrow_veil_s_streak_in_from_the_edge_lit_like_glare_is_no_fingertip(reader):
+    """Hard light, seeds 103M, a game's scene: a narrow veil's streak running in from the edge along a line
+    hid a border crossing's line into the board and the next crossing along it (209-237 grey levels where the
+    board's wood had 90). Lit like glare's core (GLARE_BRIGHTNESS times the board's wood), it is no fingertip;
+    the same patch no brighter than the wood is one."""
+    p = reader.geometry.pitch
+    dim = (_board(reader).astype(np.float64) * 90.0 / WOOD).astype(np.uint8)      # wood 90, lines 58, frame 32
+    streak = _patch(reader, dim, -10.0, 1.3 * p, 4.6 * p, 5.4 * p, 200)
+    assert not _occluded(reader, streak)
+    tip = _patch(reader, dim, -10.0, 1.3 * p, 4.6 * p, 5.4 * p, 100)
+    assert _occluded(reader, tip)

@@ -326,7 +326,8 @@ class GridChecker:
         other, diagonals too, was not enough: hard light, fresh seeds 99,022,017, a dim soft frame whose
         lines were faint everywhere, had five such border crossings and two lone hidden ones inside, one
         of them diagonally beside a border one, and was refused as "hand over board". Nor is a crossing
-        inside where the picture is nearly white (NEAR_WHITE), as a border one is not.
+        inside where the picture is nearly white (NEAR_WHITE), as a border one is not, nor one lit like
+        glare's core (GLARE_BRIGHTNESS times the board's wood: a narrow veil's streak in from the edge).
         """
         if vis.largest_patch >= self.min_patch:
             return True
@@ -337,8 +338,14 @@ class GridChecker:
         next_in[1, :] |= edge[0, :]
         next_in[-2, :] |= edge[-1, :]
         # a crossing inside hidden where the picture is nearly white counts no more than in `_largest` (a veil's
-        # core squeezes its line away: hard light, fresh seeds 100,053,017, one at 234 grey levels)
-        seen = np.nan_to_num(vis.wood, nan=WHITE) <= NEAR_WHITE
+        # core squeezes its line away: hard light, fresh seeds 100,053,017, one at 234 grey levels), nor one lit
+        # like glare's core, as `_largest` leaves such patches out (hard light, seeds 103M, a game's scene: a
+        # narrow veil's streak running in from the edge along a line, its crossings at 209-237 grey levels
+        # where the board's wood had 90, refused three plies of the game as "hand over board")
+        wood = np.nan_to_num(vis.wood, nan=WHITE)
+        inner = vis.wood[1:-1, 1:-1]
+        board = float(np.nanmedian(inner)) if np.isfinite(inner).any() else WHITE
+        seen = (wood <= NEAR_WHITE) & (wood <= GLARE_BRIGHTNESS * board)
         return bool((vis.hidden & next_in & seen).any())
 
 
