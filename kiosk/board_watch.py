@@ -71,27 +71,27 @@ class BoardWatch:
         if reading is None or reading.seq == self._last_seq:
             return
         self._last_seq = reading.seq
-        if not reading.ok and self.tracker.unchanged(getattr(reading.raw, "picture", None)):
-            # refused, but the picture is the still board's: the reader's doubt about one picture, not a
-            # hand coming in (vision.stability.StabilityTracker.unchanged); the still run and the last
-            # readable reading stand, and nothing is a sign of life
-            self.tracker.unreadable(reading.t, reading.reason or "", keep_run=True)
-            return
-        self.camera_ok = reading.ok
-        self.camera_reason = reading.reason
         if not reading.ok:
             markers_lost = pose_lost(reading.reason)
+            # a corner marker lost now and then (dim light) neither ends the still run nor makes the
+            # board unseen: the last readable picture still stands for it
+            status = self.tracker.unreadable(reading.t, reading.reason or "", keep_run=markers_lost,
+                                             image=getattr(reading.raw, "picture", None))
+            if status.kept:
+                # refused, but the picture is the still board's: the reader's doubt about one picture, not
+                # a hand coming in (vision.stability.StabilityTracker.unchanged); the still run and the last
+                # readable reading stand, and nothing is a sign of life
+                return
+            self.camera_ok, self.camera_reason = False, reading.reason
             lost_since = reading.t if self._markers_lost_since is None else self._markers_lost_since
             self._markers_lost_since = lost_since if markers_lost else None
             covered = not markers_lost or reading.t - lost_since >= MARKER_COVERED_S
             if reading.reason != "camera.no_frames" and covered:
                 self.last_sign_of_life = self.clock()      # a hand over the board, or over a corner
-            # a corner marker lost now and then (dim light) neither ends the still run nor makes the
-            # board unseen: the last readable picture still stands for it
-            self.tracker.unreadable(reading.t, reading.reason or "", keep_run=markers_lost)
             if covered:
                 self.reading = None
             return
+        self.camera_ok, self.camera_reason = True, reading.reason
         self._markers_lost_since = None
         raw = reading.raw
         probs = getattr(raw, "probabilities", None)

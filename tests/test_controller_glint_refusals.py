@@ -40,13 +40,16 @@ class GlintCamera(WorldCamera):
             picture[n * PX // 2:, n * PX // 3: n * PX // 2] = 250.0      # a pale arm in from the near edge
         return np.clip(picture, 0, 255).astype(np.uint8)
 
+    def _refused(self) -> bool:
+        return self.seq % self.every == 0
+
     def read_latest(self) -> CameraReading | None:
         reading = super().read_latest()
         if reading is None or reading.reason == "camera.no_frames":
             return reading
         hand = not reading.ok
         picture = self._picture(hand)
-        if hand or self.seq % self.every == 0:
+        if hand or self._refused():
             return CameraReading(reading.seq, reading.t, False, "hand over board",
                                  raw=NotReadable("hand over board", picture))
         probs = np.full((len(reading.squares), 4), 0.01)
@@ -85,4 +88,21 @@ def test_a_glint_is_no_sign_of_life_and_a_hand_still_is(tmp_path):
     watch.update()
     assert not watch.camera_ok and watch.camera_reason == "hand over board"
     assert watch.last_sign_of_life > quiet
+    assert watch.still() is None
+
+
+class MostlyRefusedCamera(GlintCamera):
+    """Refuses two pictures of three, each the same still picture (a hand held still, read now and then)."""
+
+    def _refused(self) -> bool:
+        return self.seq % 3 != 0
+
+
+def test_a_still_picture_refused_more_often_than_read_is_no_still_board(tmp_path):
+    clock = ManualClock()
+    rig = Rig(tmp_path)
+    watch = BoardWatch(MostlyRefusedCamera(rig.world, clock), 0.3, clock)
+    for _ in range(30):
+        clock.now += 0.1
+        watch.update()
     assert watch.still() is None

@@ -226,13 +226,11 @@ class GridChecker:
             supported = np.isin(sup_labels, big)
         else:
             supported = np.zeros(grid.shape, bool)
-        inner = wood[1:-1, 1:-1]
-        board = float(np.nanmedian(inner)) if np.isfinite(inner).any() else 0.0
+        glare = lit_like_glare(wood)
         sizes = []
         for k in range(1, count):
             patch = labels == k
-            lit = wood[patch]
-            if board > 0 and np.isfinite(lit).all() and (lit > GLARE_BRIGHTNESS * board).all():
+            if glare[patch].all():
                 continue
             if squeezed is not None and squeezed[patch].all() and not (supported & patch).any():
                 continue
@@ -342,11 +340,18 @@ class GridChecker:
         # like glare's core, as `_largest` leaves such patches out (hard light, seeds 103M, a game's scene: a
         # narrow veil's streak running in from the edge along a line, its crossings at 209-237 grey levels
         # where the board's wood had 90, refused three plies of the game as "hand over board")
-        wood = np.nan_to_num(vis.wood, nan=WHITE)
-        inner = vis.wood[1:-1, 1:-1]
-        board = float(np.nanmedian(inner)) if np.isfinite(inner).any() else WHITE
-        seen = (wood <= NEAR_WHITE) & (wood <= GLARE_BRIGHTNESS * board)
+        seen = (np.nan_to_num(vis.wood, nan=WHITE) <= NEAR_WHITE) & ~lit_like_glare(vis.wood)
         return bool((vis.hidden & next_in & seen).any())
+
+
+def lit_like_glare(wood: np.ndarray) -> np.ndarray:
+    """(n+1, n+1) bool: crossings whose wood is brighter than GLARE_BRIGHTNESS times the board's median wood
+    (inner crossings), a glare patch's core; False where the wood or that median is unknown."""
+    inner = wood[1:-1, 1:-1]
+    board = float(np.nanmedian(inner)) if np.isfinite(inner).any() else 0.0
+    if board <= 0:
+        return np.zeros(wood.shape, bool)
+    return np.nan_to_num(wood, nan=0.0) > GLARE_BRIGHTNESS * board
 
 
 def beside_clipped(wood: np.ndarray) -> np.ndarray:

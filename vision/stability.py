@@ -34,7 +34,7 @@ and the benchmarks. The API:
     status = tracker.unreadable(t, reason, image=exc.picture)
                                               # the frame at t was NotReadable (hand, markers, dark); a
                                               # refused picture unchanged from the still run keeps the run
-    tracker.unchanged(exc.picture)            # ... which this says
+    status.kept                               # ... as this says (tracker.unchanged(picture) asks without feeding)
     tracker.reset(not_before=t)               # forget the still run; ignore frames before t
     status.state                              # StillState: unreadable | moving | settling | stable
     status.event                              # StableEvent once per still period, else None
@@ -114,6 +114,7 @@ class StabilityStatus:
     state: StillState
     reason: str = ""
     event: StableEvent | None = None
+    kept: bool = False          # (unreadable) the refused picture was the still run's (`unchanged`): the run goes on
 
 
 def fuse(frames: list[np.ndarray]) -> np.ndarray:
@@ -196,7 +197,8 @@ class StabilityTracker:
             return StabilityStatus(StillState.UNREADABLE, reason)
         if self.unchanged(image):
             self._refused.append(t)
-        elif not keep_run:
+            return StabilityStatus(StillState.UNREADABLE, reason, kept=True)
+        if not keep_run:
             self._clear()
             self.latest = None
         return StabilityStatus(StillState.UNREADABLE, reason)
