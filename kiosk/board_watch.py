@@ -32,6 +32,9 @@ MAX_UNSURE_FRAMES = 3
 #: a corner marker lost for this long without a break is something over it (a sign of life); lost
 #: now and then (dim light: about one picture in five on a hard day) it is not
 MARKER_COVERED_S = 0.5
+#: the board refused for glare alone (vision NotReadable.glare_only) in pictures that have not changed for this
+#: long: the visitor is asked whether a hand is over it (BoardWatch.asks_hands_off); a hand moves
+HANDS_OFF_ASK_S = 4.0
 
 
 class LookAgain:
@@ -64,6 +67,8 @@ class BoardWatch:
         self._last_seq = -1
         self._look_again = LookAgain(stable_s)
         self._markers_lost_since: float | None = None         # camera time the pose was first lost, if lost now
+        self._glare_only = False              # the newest refusal was for glare alone (NotReadable.glare_only)
+        self._refused_still_for = 0.0         # ... and its pictures have stood unchanged this long (camera time)
 
     def update(self) -> None:
         """Take the camera's newest reading in (once per reading)."""
@@ -86,13 +91,19 @@ class BoardWatch:
             lost_since = reading.t if self._markers_lost_since is None else self._markers_lost_since
             self._markers_lost_since = lost_since if markers_lost else None
             covered = not markers_lost or reading.t - lost_since >= MARKER_COVERED_S
-            if reading.reason != "camera.no_frames" and covered:
+            # a refused picture unchanged since an earlier refused one is nothing moving: light the reader
+            # takes for a hand, or something left on the board, stands so all day; a hand does not
+            still_since = self.tracker.refused_still_since
+            self._glare_only = bool(getattr(reading.raw, "glare_only", False))
+            self._refused_still_for = 0.0 if still_since is None else reading.t - still_since
+            if reading.reason != "camera.no_frames" and covered and self._refused_still_for == 0.0:
                 self.last_sign_of_life = self.clock()      # a hand over the board, or over a corner
             if covered:
                 self.reading = None
             return
         self.camera_ok, self.camera_reason = True, reading.reason
         self._markers_lost_since = None
+        self._glare_only, self._refused_still_for = False, 0.0
         raw = reading.raw
         probs = getattr(raw, "probabilities", None)
         if probs is None:
@@ -103,6 +114,28 @@ class BoardWatch:
         self.reading = reading
         if status.state is StillState.MOVING or not was_readable:
             self.last_sign_of_life = self.clock()
+
+    @property
+    def asks_hands_off(self) -> bool:
+        """The board has been refused as "hand over board" for glare alone (vision NotReadable.glare_only)
+        in pictures that have not changed for HANDS_OFF_ASK_S: the visitor is asked whether a hand is
+        over it, and may say not (`hands_off`).
+
+        WHY: in light the reader takes for a hand (a glare streak, a lamp's clipped core over the lines)
+        the kiosk would otherwise wait for as long as the light stays, and tell the visitor to take away
+        a hand that is not there. A refusal the reader is sure of (a hand it sees as a hand) never asks.
+        """
+        return not self.camera_ok and self._glare_only and self._refused_still_for >= HANDS_OFF_ASK_S
+
+    def hands_off(self) -> None:
+        """The visitor says no hand is over the board (`asks_hands_off`): the camera reads its still
+        picture trusting that (vision.reader.BoardReader.hands_off) until the picture changes; the
+        move it shows is then checked as any other."""
+        if not self.asks_hands_off:
+            return
+        log.info("visitor: no hand is over the board (refused for glare alone for %.1f s)", self._refused_still_for)
+        self._glare_only = False
+        self.camera.hands_off()
 
     def still(self, not_before: float = -math.inf) -> StableEvent | None:
         """The still board fused over its pictures from `not_before` on, or None while it is not

@@ -60,6 +60,9 @@ class FrameReader(Protocol):
     def confirm(self, reading: CameraReading, squares: dict[int, Piece]) -> None:
         """The controller confirmed what `reading` showed: the reader may learn from it."""
 
+    def hands_off(self) -> None:
+        """The visitor says no hand is over the picture last refused for glare alone."""
+
 
 class CameraThread(CameraPort):
     """CameraPort: a daemon thread turning frames into readings."""
@@ -79,6 +82,7 @@ class CameraThread(CameraPort):
         self._frame_reading: CameraReading | None = None
         self._latest_image: np.ndarray | None = None
         self._confirms: list[tuple[CameraReading, dict]] = []
+        self._hands_off = False
         self.frames_read = 0
         self.read_seconds = 0.0
         self._last_frame = clock()
@@ -118,11 +122,22 @@ class CameraThread(CameraPort):
         with self._lock:
             self._confirms.append((reading, dict(squares)))   # applied between two frames
 
+    def hands_off(self) -> None:
+        """The visitor says no hand is over the board (CameraPort.hands_off): the reader is told
+        between two frames, and the next frame is a new picture, read afresh."""
+        with self._lock:
+            self._hands_off = True
+        self.source.refresh()
+
     def _apply_confirms(self) -> None:
         with self._lock:
             todo, self._confirms = self._confirms, []
+            hands_off, self._hands_off = self._hands_off, False
         for reading, squares in todo:
             self.reader.confirm(reading, squares)
+        if hands_off:
+            self.reader.hands_off()
+            self._frame_reading = None          # a repeated picture is read again, not its refusal replayed
 
     def stop(self) -> None:
         self._stop.set()

@@ -164,6 +164,12 @@ class GameController:
         (`move_choices`, kiosk/turns.py). False when it is not one of them now."""
         return self.turns.choose(move_otn)
 
+    def hands_off(self) -> None:
+        """The visitor says no hand is over the board the camera has long refused for glare alone
+        (the view's `asks_hands_off`): its still picture is read, and what it shows is checked as
+        any reading is (kiosk/board_watch.py BoardWatch.hands_off)."""
+        self.watch.hands_off()
+
     def resign(self) -> None:
         """The visitor gives up: the robot wins."""
         if self.session is None or self.state in (State.IDLE, State.GAME_OVER, State.CLEARING, State.BOOT):

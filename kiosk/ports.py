@@ -102,6 +102,11 @@ class CameraPort(Protocol):
         """The controller confirmed what `reading` showed (the reader may learn from it)."""
         return None
 
+    def hands_off(self) -> None:
+        """The visitor says no hand is over the board the camera refuses for glare alone: read that
+        still picture again, trusting it (vision.reader.BoardReader.hands_off)."""
+        return None
+
 
 class GantryEventKind(str, Enum):
     STEP = "step"          # a transfer done

@@ -77,6 +77,13 @@ class VisionFrameReader:
                              tuple(_PIECE_OF_CLASS[int(c)] for c in classes),
                              tuple(float(c) for c in conf), raw=reading)
 
+    def hands_off(self) -> None:
+        """The visitor says no hand is over the picture last refused for glare alone."""
+        if self.reader.hands_off():
+            log.info("the visitor says no hand is over the board: its still picture is read, trusted")
+        else:
+            log.info("the visitor says no hand is over the board, but the last refusal was no doubt")
+
     def confirm(self, reading: CameraReading, squares: dict[int, Piece]) -> None:
         """The controller confirmed what this frame showed: let the classifier learn the look."""
         from vision.reader import Reading

@@ -158,6 +158,28 @@ def test_hand_over_board_shown_only_after_a_grace_period(tmp_path):
     assert count_colour(frame(app, tmp_path), panel, skin, 4) > 500
 
 
+@pytest.mark.parametrize("size", [(1280, 800), (800, 480)])
+def test_a_camera_refusing_a_still_picture_for_glare_asks_and_a_touch_says_no_hand_is_there(tmp_path, size):
+    """kiosk/board_watch.py asks_hands_off: the panel asks instead of telling the visitor to take a hand away,
+    and its button tells the controller; without the question there is no such button."""
+    plain = make_app(game_view(21, camera_ok=False, camera_reason="hand over board"), size=size)
+    frame(plain, tmp_path)
+    plain.clock_ref.now += 3.0
+    frame(plain, tmp_path)
+    assert not [b for b in plain.current.buttons.items if b.key == "hands_off"]
+    app = make_app(game_view(21, camera_ok=False, camera_reason="hand over board", asks_hands_off=True), size=size)
+    frame(app, tmp_path)
+    app.clock_ref.now += 3.0
+    shot = frame(app, tmp_path)
+    _, panel = split_rects(app.ctx.layout)
+    yes = button(app, "hands_off")
+    assert panel.contains(yes) and min(yes.width, yes.height) >= app.ctx.layout.target
+    assert count_colour(shot, yes, palette.PRIMARY, 6) > yes.width * yes.height // 3
+    click(yes.center)
+    frame(app, tmp_path)
+    assert app.ctx.controller.calls[-1] == ("hands_off", ())
+
+
 def test_win_unlocks_reward_with_a_code_that_scans_and_verifies(tmp_path):
     view = game_view(34, state="game_over", level="easy", visitor_side=Side.DEFENDERS,
                      outcome=Outcome(Side.DEFENDERS, "king_escaped"))

@@ -81,11 +81,15 @@ class NotReadable(Exception):
     `picture`: where the board was found, its rectified picture (grey), so that the stability tracker
     can tell a refusal in a picture that has not changed from a hand coming in
     (vision/stability.StabilityTracker.unchanged); None where no board was found.
+    `glare_only`: a "hand over board" that rests on nothing but crossings hidden where the picture is
+    nearly white (vision/occlusion.GridChecker.occluded, `trusted`): glare may be all it is, and the
+    visitor may say so (vision/reader.BoardReader.hands_off).
     """
 
-    def __init__(self, reason: str, picture: np.ndarray | None = None) -> None:
+    def __init__(self, reason: str, picture: np.ndarray | None = None, glare_only: bool = False) -> None:
         super().__init__(reason)
         self.picture = picture
+        self.glare_only = glare_only
 
 
 #: how a NotReadable message starts when the board's pose was lost (a corner marker not found or

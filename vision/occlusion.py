@@ -94,6 +94,9 @@ class GridVisibility:
                                 # the veil off, where the picture as taken is nearly white; not hidden
     edge_hidden: np.ndarray     # (n+1, n+1) bool: a crossing on the playing area's border whose line into the
                                 # board is gone (GridChecker._edge_lines); never a corner
+    largest_unsqueezed: int = -1   # as largest_patch, but a patch all where the picture as taken is nearly white
+                                   # never counts, whatever the other look hides (`occluded(trusted=True)`);
+                                   # -1: the same as largest_patch
 
 
 class GridChecker:
@@ -282,10 +285,12 @@ class GridChecker:
         hidden |= covered & a.faint & rim & joined
         near_white |= rim
         wood = np.fmax(a.wood, b.wood)
+        squeezed = b.wood > NEAR_WHITE
         return GridVisibility(hidden=hidden, contrast=np.minimum(a.contrast, b.contrast),
-                              largest_patch=self._largest(hidden, wood, b.wood > NEAR_WHITE, a.hidden), wood=wood,
+                              largest_patch=self._largest(hidden, wood, squeezed, a.hidden), wood=wood,
                               covered=covered, faint=faint, washed=covered & a.faint & near_white & ~hidden,
-                              edge_hidden=a.edge_hidden & b.edge_hidden)
+                              edge_hidden=a.edge_hidden & b.edge_hidden,
+                              largest_unsqueezed=self._largest(hidden, wood, squeezed))
 
     def arm_crossing(self, vis: GridVisibility, region: np.ndarray) -> bool:
         """A crossing is gone that, with an off-colour region reaching in over the edge (arm_region),
@@ -312,7 +317,7 @@ class GridChecker:
         touching = set(np.unique(labels[corners & vis.hidden]).tolist())
         return any(int((labels == k).sum()) >= self.min_patch for k in touching)
 
-    def occluded(self, vis: GridVisibility) -> bool:
+    def occluded(self, vis: GridVisibility, trusted: bool = False) -> bool:
         """A hand over the board: a patch of hidden crossings (min_patch), or a line gone from the board's
         edge to its first crossing inside: a border crossing whose line into the board is gone
         (GridVisibility.edge_hidden) and that line's next crossing hidden. A fingertip that reaches in over
@@ -326,8 +331,14 @@ class GridChecker:
         of them diagonally beside a border one, and was refused as "hand over board". Nor is a crossing
         inside where the picture is nearly white (NEAR_WHITE), as a border one is not, nor one lit like
         glare's core (GLARE_BRIGHTNESS times the board's wood: a narrow veil's streak in from the edge).
+
+        `trusted`: the visitor has said no hand is over this still picture (vision/reader.BoardReader.hands_off).
+        A patch all where the picture as taken is nearly white then makes no hand, however large the patch
+        the veil-free look hides round it (GridVisibility.largest_unsqueezed): that look is the one a veil's
+        estimate can mislead, and such a patch is what a glare streak leaves. Everything else stays as strict.
         """
-        if vis.largest_patch >= self.min_patch:
+        patch = vis.largest_unsqueezed if trusted and vis.largest_unsqueezed >= 0 else vis.largest_patch
+        if patch >= self.min_patch:
             return True
         edge = vis.edge_hidden
         next_in = np.zeros_like(edge)

@@ -27,6 +27,7 @@ from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_region, foreign_squares
 from vision.position import SquareClass, camp_squares, marked_squares, pieces_from_classes, throne_square
 from vision.rectify import rectified_frame, rectify
+from vision.stability import MOTION_LEVEL, square_means
 
 PLAIN_LUM, RING, EDGE = FEATURE_NAMES.index("plain_lum"), FEATURE_NAMES.index("ring"), FEATURE_NAMES.index("edge")
 # A frame whose brightest parts are this dim shows nothing (grey levels, 8 bit).
@@ -164,6 +165,8 @@ class BoardReader:
                                     max(pc.attacker_diameter_mm, pc.defender_diameter_mm, pc.king_diameter_mm) / 2,
                                     pc.height_mm)
         self.classifier = classifier or SquareClassifier.load()
+        self._doubted: np.ndarray | None = None    # square means of the last picture refused for glare alone
+        self._trusted: np.ndarray | None = None    # ... and of the one the visitor said no hand is over
 
     @property
     def size(self) -> int:
@@ -206,7 +209,11 @@ class BoardReader:
             # hand over two crossings, lines gone as taken, was read as a board)
             grid = self.grid.both(grid, self.grid.check(rect_gray, rect_noise))
         if self.grid.occluded(grid):
-            raise NotReadable("hand over board", rect_gray)
+            glare_only = not self.grid.occluded(grid, trusted=True)
+            vouched = self._still_trusted(rect_gray)       # (first: a changed picture ends the trust)
+            if not (glare_only and vouched):
+                self._doubted = square_means(rect_gray, self.size) if glare_only else None
+                raise NotReadable("hand over board", rect_gray, glare_only=glare_only)
         feats = self.extractor.extract(rect, view.camera_center, glare.image if glare.any else None, rect_gray)
         # hidden grid crossings suffice; off-colour squares only as a region that
         # comes in over the board's edge (an arm), never stage light or a shadow alone
@@ -369,6 +376,35 @@ class BoardReader:
             probs[light_camp] = no_surer_than(probs[light_camp], CAMP_ATTACKER_SURE)
         return Reading(probabilities=probs, features=feats, view=view, rectified=rect, size=self.size, glare=glare,
                        outline=outline)
+
+    def hands_off(self) -> bool:
+        """The visitor says no hand is over the board: read the picture last refused for glare alone
+        (NotReadable.glare_only), and the pictures after it for as long as they have not changed,
+        with the hand check's `trusted` rule (vision/occlusion.GridChecker.occluded). False when
+        the last "hand over board" was not for glare alone (a hand the camera sees as a hand).
+
+        WHY: a glare streak or a lamp's clipped core can hide crossings much as a pale hand does, and
+        in a picture that stays so the camera would say "hand over board" for as long as the light
+        stays: the kiosk would wait for a hand that is not there. The visitor can see what the camera
+        cannot; the trust ends with the first picture that differs (a hand coming back changes the
+        squares it covers by far more than MOTION_LEVEL), and only the near-white rule is relaxed,
+        so a hand the camera sees as a hand is refused all the same. Every development frame of an
+        arm was still refused so; a pale hand held still under a lamp (museum, seeds 10,020,029) was
+        not, and its reading then differs from the position by several squares, which the kiosk
+        refuses as no legal move.
+        """
+        self._trusted = self._doubted
+        return self._trusted is not None
+
+    def _still_trusted(self, rect_gray: np.ndarray) -> bool:
+        """True when the visitor vouched for this picture (`hands_off`): no square's mean moved since."""
+        if self._trusted is None:
+            return False
+        means = square_means(rect_gray, self.size)
+        if float(np.abs(means - self._trusted).max()) > MOTION_LEVEL:
+            self._trusted = None
+            return False
+        return True
 
     def learn(self, reading: Reading, pieces: Mapping[int, str] | str) -> None:
         """Teach the classifier that this frame showed `pieces` (a confirmed position)."""

@@ -86,6 +86,10 @@ CELL_PX = 8               # a square's patch is averaged down to this many pixel
 MIN_FRAMES = 2
 # Pictures of one still period kept for fusing (about 2 s at 30 fps).
 MAX_FUSED = 64
+# Refused pictures (`refused_still_since`) are compared patch by patch on a grid this many patches
+# across: no reading gives the board's size then, and patches about a square's size tell a hand
+# moving from a sensor's noise as the squares do.
+REFUSED_PATCHES = 11
 
 
 class StillState(str, Enum):
@@ -162,6 +166,9 @@ class StabilityTracker:
         self.min_frames = max(1, int(min_frames))
         self.not_before = -math.inf
         self.latest: np.ndarray | None = None       # the newest readable frame's probabilities
+        # the refused pictures since the last readable one, while they stand unchanged (`refused_still_since`)
+        self.refused_still_since: float | None = None
+        self._refused_thumb: np.ndarray | None = None
         self._clear()
 
     @classmethod
@@ -182,6 +189,7 @@ class StabilityTracker:
     def reset(self, not_before: float = -math.inf) -> None:
         """Forget the still run; frames taken before `not_before` are ignored from now on."""
         self.not_before = not_before
+        self.refused_still_since, self._refused_thumb = None, None
         self._clear()
 
     def unreadable(self, t: float, reason: str, *, keep_run: bool = False,
@@ -195,6 +203,7 @@ class StabilityTracker:
         piece moved meanwhile still starts it again."""
         if t < self.not_before:
             return StabilityStatus(StillState.UNREADABLE, reason)
+        self._refused_run(t, image)
         if self.unchanged(image):
             self._refused.append(t)
             return StabilityStatus(StillState.UNREADABLE, reason, kept=True)
@@ -202,6 +211,21 @@ class StabilityTracker:
             self._clear()
             self.latest = None
         return StabilityStatus(StillState.UNREADABLE, reason)
+
+    def _refused_run(self, t: float, image: np.ndarray | None) -> None:
+        """Note since when the refused pictures have stood unchanged (`refused_still_since`): no
+        patch's mean moved by `motion_level` from the first of them. A refusal without a picture (the
+        board not found) knows of no picture, and a readable one ends the refused run (`observe`).
+
+        WHY: a board refused in every picture and never changing is no visitor's hand, which moves;
+        it is light the reader takes for one (or something left lying on the board). The kiosk counts
+        it no sign of life and, after a while, asks the visitor (kiosk/board_watch.py)."""
+        if image is None:
+            self.refused_still_since, self._refused_thumb = None, None
+            return
+        thumb = square_means(image, REFUSED_PATCHES)
+        if self._refused_thumb is None or float(np.abs(thumb - self._refused_thumb).max()) > self.motion_level:
+            self.refused_still_since, self._refused_thumb = t, thumb
 
     def unchanged(self, image: np.ndarray | None) -> bool:
         """True when `image`, the rectified picture of a frame the reader refused, is the still run's
@@ -247,6 +271,7 @@ class StabilityTracker:
             return StabilityStatus(StillState.SETTLING, "before the last reset")
         probs = np.asarray(probabilities, np.float64)
         self.latest = probs
+        self.refused_still_since, self._refused_thumb = None, None
         self._t = max(self._t, t)
         if not fresh and self._since is not None:
             return self._status()

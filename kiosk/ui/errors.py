@@ -149,11 +149,16 @@ def draw_move_choices(surface: pygame.Surface, ctx: UiContext, rect: pygame.Rect
 
 
 def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: pygame.Rect, phase: float,
-                     buttons: Buttons | None = None, choose: Callable[[str], object] | None = None) -> None:
+                     buttons: Buttons | None = None, choose: Callable[[str], object] | None = None,
+                     hands_off: Callable[[], None] | None = None) -> None:
     """The words (and a drawing) for the problem, filling ``panel``; with `buttons` and `choose`,
-    the moves a doubtful reading left (the view's `move_choices`) are buttons to touch."""
+    the moves a doubtful reading left (the view's `move_choices`) are buttons to touch; with `buttons`
+    and `hands_off`, a camera that has long refused a still picture for glare alone (the view's
+    `asks_hands_off`) asks whether a hand is over the board, and a button says none is."""
     view = ctx.view
     lay = ctx.layout
+    offer_hands_off = (kind == "camera" and buttons is not None and hands_off is not None
+                       and bool(getattr(view, "asks_hands_off", False)))
     choices = tuple(getattr(view, "move_choices", ()) or ()) if kind == "fix_board" and buttons is not None \
         and choose is not None else ()
     asking = bool(choices)
@@ -178,6 +183,8 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
         many = sum(1 for p in fix.values() if p is not None) > 1
         body = (message_text(ctx, view, "errors.place_piece.generic") + " "
                 + ctx.t("errors.place_piece.where_many" if many else "errors.place_piece.where", squares=where))
+    elif offer_hands_off:
+        body = ctx.t("errors.camera.hands_off_question")
     elif kind == "camera":
         reason = getattr(view, "camera_reason", None)
         body = ctx.t(f"messages.{reason}") if reason and ctx.texts.has(f"messages.{reason}") \
@@ -191,9 +198,12 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
         choices_h = choice_grid(ctx, inner.width, len(choices))[1] * (lay.target + lay.gap) + lay.gap
         choice_rect = pygame.Rect(inner.left, inner.bottom - choices_h + lay.gap, inner.width, choices_h - lay.gap)
         body_rect.height -= choices_h
-    if kind in ("camera", "staff"):
+    if offer_hands_off:
+        hands_off_rect = pygame.Rect(inner.left, inner.bottom - lay.target, inner.width, lay.target)
+        body_rect.height -= lay.target + lay.gap
+    if kind in ("camera", "staff") and not offer_hands_off:      # asking: the button is the picture
         art = pygame.Rect(0, 0, min(inner.width, body_rect.height // 2), min(inner.width, body_rect.height // 2))
-        art.midbottom = (inner.centerx, inner.bottom)
+        art.midbottom = (inner.centerx, body_rect.bottom)
         if kind == "camera":
             bob = int(math.sin(phase * 2 * math.pi) * art.height * 0.05)
             draw_hand(surface, art.move(0, bob))
@@ -205,6 +215,9 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
     body_bottom = draw_paragraph(surface, body, body_rect, lay.font_body, palette.TEXT, min_size=10)
     if choices and buttons is not None and choose is not None:
         draw_move_choices(surface, ctx, choice_rect, choices, buttons, choose)
+    if offer_hands_off and buttons is not None and hands_off is not None:
+        draw_button(surface, hands_off_rect, ctx.t("errors.camera.hands_off"), lay.font_button, palette.PRIMARY)
+        buttons.add("hands_off", hands_off_rect, hands_off)
     elif kind in ("fix_board", "place_piece") and not asking:
         art = pygame.Rect(inner.left, body_bottom + lay.gap, inner.width, body_rect.bottom - body_bottom - lay.gap * 2)
         if art.height > lay.target * 0.6:

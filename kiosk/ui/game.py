@@ -552,7 +552,8 @@ class GameScreen(BaseScreen):
         y = self.draw_header(surface, ctx, panel)
         top = self.draw_buttons(surface, ctx, panel)
         draw_error_panel(surface, ctx, error, pygame.Rect(panel.left, y, panel.width, top - y - lay.gap), ctx.now,
-                         self.buttons, getattr(ctx.controller, "choose_move", None))
+                         self.buttons, getattr(ctx.controller, "choose_move", None),
+                         getattr(ctx.controller, "hands_off", None))
 
     def draw_game_over(self, surface: pygame.Surface, ctx: UiContext) -> None:
         lay = ctx.layout

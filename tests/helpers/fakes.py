@@ -221,3 +221,6 @@ class ReadsAnything:
 
     def confirm(self, reading: CameraReading, squares: dict) -> None:
         pass
+
+    def hands_off(self) -> None:
+        pass

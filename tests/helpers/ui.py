@@ -50,6 +50,9 @@ class RecordingController(StillView):
         self._record("choose_move", *args)
         return True
 
+    def hands_off(self) -> None:
+        self._record("hands_off")
+
     # staff's commands
     def home(self) -> None:
         self._record("home")
