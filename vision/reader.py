@@ -388,10 +388,11 @@ class BoardReader:
         stays: the kiosk would wait for a hand that is not there. The visitor can see what the camera
         cannot; the trust ends with the first picture that differs (a hand coming back changes the
         squares it covers by far more than MOTION_LEVEL), and only the near-white rule is relaxed,
-        so a hand the camera sees as a hand is refused all the same. Every development frame of an
-        arm was still refused so; a pale hand held still under a lamp (museum, seeds 10,020,029) was
-        not, and its reading then differs from the position by several squares, which the kiosk
-        refuses as no legal move.
+        so a hand the camera sees as a hand is refused all the same: every cached development frame
+        of an arm (160) is, and none of the 144 refused as a hand is refused for glare alone. A pale
+        hand held still under a lamp (museum, seeds 10,020,029, further exposures) may be: read so, it
+        showed 7 squares other than the board's, no move the kiosk would take (a move changes one
+        piece's two squares and its captures), and the hand taken away ends the trust.
         """
         self._trusted = self._doubted
         return self._trusted is not None
