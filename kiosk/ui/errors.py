@@ -123,6 +123,10 @@ def _choose(choose: Callable[[str], object], otn: str) -> None:
     choose(otn)
 
 
+def _nobody_to_tell() -> None:
+    """A button's action on a screen with no controller command behind it (a still picture)."""
+
+
 #: up to this many moves in doubt also get a button each in the panel (more: the rings on the board)
 MAX_CHOICE_BUTTONS = 3
 
@@ -152,13 +156,12 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
                      buttons: Buttons | None = None, choose: Callable[[str], object] | None = None,
                      hands_off: Callable[[], None] | None = None) -> None:
     """The words (and a drawing) for the problem, filling ``panel``; with `buttons` and `choose`,
-    the moves a doubtful reading left (the view's `move_choices`) are buttons to touch; with `buttons`
-    and `hands_off`, a camera that has long refused a still picture for glare alone (the view's
-    `asks_hands_off`) asks whether a hand is over the board, and a button says none is."""
+    the moves a doubtful reading left (the view's `move_choices`) are buttons to touch; with `buttons`,
+    a camera that has long refused a still picture for glare alone (the view's `asks_hands_off`) asks
+    whether a hand is over the board, and a button says none is (`hands_off`, the controller's command)."""
     view = ctx.view
     lay = ctx.layout
-    offer_hands_off = (kind == "camera" and buttons is not None and hands_off is not None
-                       and bool(getattr(view, "asks_hands_off", False)))
+    offer_hands_off = kind == "camera" and buttons is not None and bool(getattr(view, "asks_hands_off", False))
     choices = tuple(getattr(view, "move_choices", ()) or ()) if kind == "fix_board" and buttons is not None \
         and choose is not None else ()
     asking = bool(choices)
@@ -215,9 +218,9 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
     body_bottom = draw_paragraph(surface, body, body_rect, lay.font_body, palette.TEXT, min_size=10)
     if choices and buttons is not None and choose is not None:
         draw_move_choices(surface, ctx, choice_rect, choices, buttons, choose)
-    if offer_hands_off and buttons is not None and hands_off is not None:
+    if offer_hands_off and buttons is not None:
         draw_button(surface, hands_off_rect, ctx.t("errors.camera.hands_off"), lay.font_button, palette.PRIMARY)
-        buttons.add("hands_off", hands_off_rect, hands_off)
+        buttons.add("hands_off", hands_off_rect, hands_off or _nobody_to_tell)
     elif kind in ("fix_board", "place_piece") and not asking:
         art = pygame.Rect(inner.left, body_bottom + lay.gap, inner.width, body_rect.bottom - body_bottom - lay.gap * 2)
         if art.height > lay.target * 0.6:
