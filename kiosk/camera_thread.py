@@ -129,7 +129,8 @@ class CameraThread(CameraPort):
             self._hands_off = True
         self.source.refresh()
 
-    def _apply_confirms(self) -> None:
+    def _apply_requests(self) -> None:
+        """What the controller asked of the reader since the last frame (confirmations, the visitor's word)."""
         with self._lock:
             todo, self._confirms = self._confirms, []
             hands_off, self._hands_off = self._hands_off, False
@@ -159,7 +160,7 @@ class CameraThread(CameraPort):
         """Take and read one frame (or note that none came); returns the seconds to wait
         before the next one (the thread's loop, or a caller stepping a simulated clock)."""
         started = self.clock()
-        self._apply_confirms()
+        self._apply_requests()
         try:
             frame = self.source.grab()
         except Exception as exc:  # noqa: BLE001 - a camera error is a reading, not a crash

@@ -79,10 +79,8 @@ class VisionFrameReader:
 
     def hands_off(self) -> None:
         """The visitor says no hand is over the picture last refused for glare alone."""
-        if self.reader.hands_off():
-            log.info("the visitor says no hand is over the board: its still picture is read, trusted")
-        else:
-            log.info("the visitor says no hand is over the board, but the last refusal was no doubt")
+        if not self.reader.hands_off():
+            log.info("no picture to trust: the last refusal was no doubt (a hand the reader is sure of)")
 
     def confirm(self, reading: CameraReading, squares: dict[int, Piece]) -> None:
         """The controller confirmed what this frame showed: let the classifier learn the look."""

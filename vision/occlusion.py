@@ -94,9 +94,8 @@ class GridVisibility:
                                 # the veil off, where the picture as taken is nearly white; not hidden
     edge_hidden: np.ndarray     # (n+1, n+1) bool: a crossing on the playing area's border whose line into the
                                 # board is gone (GridChecker._edge_lines); never a corner
-    largest_unsqueezed: int = -1   # as largest_patch, but a patch all where the picture as taken is nearly white
-                                   # never counts, whatever the other look hides (`occluded(trusted=True)`);
-                                   # -1: the same as largest_patch
+    largest_unsqueezed: int     # as largest_patch, but a patch all where the picture as taken is nearly white
+                                # never counts, whatever the other look hides (`occluded(trusted=True)`)
 
 
 class GridChecker:
@@ -190,10 +189,11 @@ class GridChecker:
         gone = as_bright & saturated & faint
         seen_hidden = grid & (wood_grid <= NEAR_WHITE)
         grid = grid | (gone & cv2.dilate(seen_hidden.astype(np.uint8), CROSS).astype(bool))
+        largest = self._largest(grid, wood_grid)          # (one look: nothing is left out as squeezed)
         return GridVisibility(hidden=grid, contrast=ratio.reshape(self.n, self.n),
-                              largest_patch=self._largest(grid, wood_grid), wood=wood_grid,
+                              largest_patch=largest, wood=wood_grid,
                               covered=covered, faint=faint, washed=np.zeros_like(grid),
-                              edge_hidden=self._edge_lines(lines, sides, noise))
+                              edge_hidden=self._edge_lines(lines, sides, noise), largest_unsqueezed=largest)
 
     def _edge_lines(self, lines: np.ndarray, sides: np.ndarray, noise: float) -> np.ndarray:
         """(n+1, n+1) bool: border crossings whose line into the board is gone, as `check` judges a line
@@ -337,7 +337,7 @@ class GridChecker:
         the veil-free look hides round it (GridVisibility.largest_unsqueezed): that look is the one a veil's
         estimate can mislead, and such a patch is what a glare streak leaves. Everything else stays as strict.
         """
-        patch = vis.largest_unsqueezed if trusted and vis.largest_unsqueezed >= 0 else vis.largest_patch
+        patch = vis.largest_unsqueezed if trusted else vis.largest_patch
         if patch >= self.min_patch:
             return True
         edge = vis.edge_hidden

@@ -165,8 +165,8 @@ class BoardReader:
                                     max(pc.attacker_diameter_mm, pc.defender_diameter_mm, pc.king_diameter_mm) / 2,
                                     pc.height_mm)
         self.classifier = classifier or SquareClassifier.load()
-        self._doubted: np.ndarray | None = None    # square means of the last picture refused for glare alone
-        self._trusted: np.ndarray | None = None    # ... and of the one the visitor said no hand is over
+        self._doubted: np.ndarray | None = None    # the last picture (grey) refused for glare alone
+        self._trusted: np.ndarray | None = None    # square means of the one the visitor said no hand is over
 
     @property
     def size(self) -> int:
@@ -212,7 +212,7 @@ class BoardReader:
             glare_only = not self.grid.occluded(grid, trusted=True)
             vouched = self._still_trusted(rect_gray)       # (first: a changed picture ends the trust)
             if not (glare_only and vouched):
-                self._doubted = square_means(rect_gray, self.size) if glare_only else None
+                self._doubted = rect_gray if glare_only else None
                 raise NotReadable("hand over board", rect_gray, glare_only=glare_only)
         feats = self.extractor.extract(rect, view.camera_center, glare.image if glare.any else None, rect_gray)
         # hidden grid crossings suffice; off-colour squares only as a region that
@@ -394,7 +394,7 @@ class BoardReader:
         showed 7 squares other than the board's, no move the kiosk would take (a move changes one
         piece's two squares and its captures), and the hand taken away ends the trust.
         """
-        self._trusted = self._doubted
+        self._trusted = None if self._doubted is None else square_means(self._doubted, self.size)
         return self._trusted is not None
 
     def _still_trusted(self, rect_gray: np.ndarray) -> bool:

@@ -707,6 +707,12 @@ WALL_ONLY_RATIO = 2.0
 WALL_ONLY_FLOOR = 1.0
 
 
+def bare_wood_level(measure: np.ndarray, plain_empty: np.ndarray, floor: float) -> float:
+    """What bare wood gives of an outline measure in this frame: its 95th percentile over the plainly empty
+    squares (`plain_empty`, RIM_ONLY_REFERENCE of them at least, the caller's check), at least `floor`."""
+    return max(float(np.percentile(measure[plain_empty], 95)), floor)
+
+
 def rim_without_top(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray,
                     unseen_top: np.ndarray | None = None, unveiled: np.ndarray | None = None) -> np.ndarray:
     """Per square (bool), an "empty" square whose disc's rim falls outward as a piece's does though its top is
@@ -745,13 +751,13 @@ def rim_without_top(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray
     plain_empty = np.asarray(plain_empty, bool)
     if int(plain_empty.sum()) < RIM_ONLY_REFERENCE:
         return np.zeros(len(probs), bool)
-    usual = max(float(np.percentile(outline.fall[plain_empty], 95)), RIM_ONLY_FLOOR)
+    usual = bare_wood_level(outline.fall, plain_empty, RIM_ONLY_FLOOR)
     faint = outline.lift < NOT_LIGHTER
     if unseen_top is not None:
         faint = faint | np.asarray(unseen_top, bool)
     rim = faint & (outline.fall >= RIM_ONLY_RATIO * usual)
     if unveiled is not None:
-        wall = max(float(np.percentile(outline.wall[plain_empty], 95)), WALL_ONLY_FLOOR)
+        wall = bare_wood_level(outline.wall, plain_empty, WALL_ONLY_FLOOR)
         rim = rim | (np.asarray(unveiled, bool) & (outline.fall >= RIM_WITH_WALL * usual)
                      & (outline.wall >= WALL_ONLY_RATIO * wall))
     return (probs.argmax(1) == int(SquareClass.EMPTY)) & rim & (outline.roundness >= ROUND_RIM[0])
@@ -779,7 +785,7 @@ def wall_under_veil(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray
     plain_empty = np.asarray(plain_empty, bool)
     if int(plain_empty.sum()) < RIM_ONLY_REFERENCE:
         return np.zeros(len(probs), bool)
-    bare = max(float(np.percentile(outline.wall[plain_empty], 95)), WALL_ONLY_FLOOR)
+    bare = bare_wood_level(outline.wall, plain_empty, WALL_ONLY_FLOOR)
     return ((probs.argmax(1) == int(SquareClass.EMPTY)) & np.asarray(veiled, bool)
             & (outline.wall >= WALL_VEIL_RATIO * bare))
 

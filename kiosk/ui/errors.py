@@ -123,10 +123,6 @@ def _choose(choose: Callable[[str], object], otn: str) -> None:
     choose(otn)
 
 
-def _nobody_to_tell() -> None:
-    """A button's action on a screen with no controller command behind it (a still picture)."""
-
-
 #: up to this many moves in doubt also get a button each in the panel (more: the rings on the board)
 MAX_CHOICE_BUTTONS = 3
 
@@ -216,11 +212,12 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
             draw_text(surface, "!", art.center, int(art.height * 0.8), palette.TEXT_DARK, anchor="center")
         body_rect.height = art.top - body_rect.top - lay.gap
     body_bottom = draw_paragraph(surface, body, body_rect, lay.font_body, palette.TEXT, min_size=10)
+    if offer_hands_off:
+        draw_button(surface, hands_off_rect, ctx.t("errors.camera.hands_off"), lay.font_button, palette.PRIMARY)
+        if buttons is not None and hands_off is not None:       # (a still picture has no command behind it)
+            buttons.add("hands_off", hands_off_rect, hands_off)
     if choices and buttons is not None and choose is not None:
         draw_move_choices(surface, ctx, choice_rect, choices, buttons, choose)
-    if offer_hands_off and buttons is not None:
-        draw_button(surface, hands_off_rect, ctx.t("errors.camera.hands_off"), lay.font_button, palette.PRIMARY)
-        buttons.add("hands_off", hands_off_rect, hands_off or _nobody_to_tell)
     elif kind in ("fix_board", "place_piece") and not asking:
         art = pygame.Rect(inner.left, body_bottom + lay.gap, inner.width, body_rect.bottom - body_bottom - lay.gap * 2)
         if art.height > lay.target * 0.6:
