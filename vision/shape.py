@@ -33,7 +33,7 @@ import numpy as np
 
 from vision.position import SquareClass
 from vision.rectify import pixel_index
-from vision.robust import row_percentile
+from vision.robust import median, row_percentile
 
 RAYS = 24
 INNER = 0.55           # radii (piece radii) the profile starts at (outside the king's crown) ...
@@ -119,7 +119,7 @@ ROUND_REACH = 1.6
 def _rim(sharpest: np.ndarray, whole: np.ndarray) -> np.ndarray:
     """Median over rays of the sharpest step (S, R) against the whole step (0 where there is no step)."""
     sharp = sharpest / np.maximum(whole, 1.0)
-    return np.median(np.where(whole > MIN_STEP, sharp, 0.0), 1)
+    return median(np.where(whole > MIN_STEP, sharp, 0.0), 1)
 
 
 class OutlineMeter:
@@ -169,14 +169,14 @@ class OutlineMeter:
         else:
             wc = np.clip(wood_px[..., 0], 0, n - 1)
             wr = np.clip(wood_px[..., 1], 0, n - 1)
-            wood_noise = 1.4826 * np.median((fine_detail(gray) if fine is None else fine)[wr, wc], 1)
-        lift = np.median(whole, 1)
+            wood_noise = 1.4826 * median((fine_detail(gray) if fine is None else fine)[wr, wc], 1)
+        lift = median(whole, 1)
         if search is not None:
             wall = self._searched_wall(blurred, soft, np.asarray(tops, np.float32), centres, wall, wood_noise, lift,
                                        np.asarray(search, bool))
         sharpest_fall, sharpest_rise = steps.max(-1), -steps.min(-1)                    # (S, R), once for both uses
         return Outline(sharpness=_rim(sharpest_fall, whole), sharpness_dark=_rim(sharpest_rise, -whole),
-                       lift=lift, noise=noise, fall=np.median(sharpest_fall, 1), rise=np.median(sharpest_rise, 1),
+                       lift=lift, noise=noise, fall=median(sharpest_fall, 1), rise=median(sharpest_rise, 1),
                        wall=wall, wood_noise=wood_noise, roundness=self._roundness(steps, lift))
 
     def _roundness(self, steps: np.ndarray, lift: np.ndarray) -> np.ndarray:
