@@ -50,6 +50,20 @@ def output_of(app: subprocess.Popen) -> str:
     return app.communicate(timeout=30)[0]
 
 
+def wait_for_server(env, xvfb: subprocess.Popen, limit_s: float = 60.0) -> None:
+    """Until the X server takes a client's connection, not only until its socket exists: under load
+    (the whole suite on every core) Xvfb took more than the 5 s this once waited for its socket, and
+    the kiosk started first failed with "x11 not available"."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if xvfb.poll() is not None:
+            pytest.fail(f"Xvfb exited with {xvfb.returncode} before it took a connection")
+        if xdotool(env, "getdisplaygeometry", check=False).returncode == 0:
+            return
+        time.sleep(0.1)
+    pytest.fail(f"Xvfb took no connection within {limit_s:.0f} s")
+
+
 def find_window(env, title: str, app: subprocess.Popen, limit_s: float = 120.0) -> str:
     """The id of the window called ``title`` (SDL names its client window, not its outer one).
 
@@ -117,10 +131,7 @@ def test_the_kiosk_window_is_touched_with_xdotool(tmp_path):
     env.update(DISPLAY=display, SDL_VIDEODRIVER="x11", SDL_AUDIODRIVER="dummy", PYTHONPATH=str(REPO))
     app = None
     try:
-        for _ in range(100):
-            if Path(f"/tmp/.X11-unix/X{display[1:]}").exists():
-                break
-            time.sleep(0.05)
+        wait_for_server(env, xvfb)
         app = subprocess.Popen([sys.executable, "-m", "kiosk.cli", "--simulate", "--windowed",
                                 "--size", f"{SIZE[0]}x{SIZE[1]}", "--state", str(tmp_path / "state")],
                                env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
