@@ -81,7 +81,8 @@ class BoardWatch:
             # a corner marker lost now and then (dim light) neither ends the still run nor makes the
             # board unseen: the last readable picture still stands for it
             status = self.tracker.unreadable(reading.t, reading.reason or "", keep_run=markers_lost,
-                                             image=getattr(reading.raw, "picture", None))
+                                             image=getattr(reading.raw, "picture", None),
+                                             scene=getattr(reading.raw, "scene", None))
             if status.kept:
                 # refused, but the picture is the still board's: the reader's doubt about one picture, not
                 # a hand coming in (vision.stability.StabilityTracker.unchanged); the still run and the last
@@ -92,7 +93,8 @@ class BoardWatch:
             self._markers_lost_since = lost_since if markers_lost else None
             covered = not markers_lost or reading.t - lost_since >= MARKER_COVERED_S
             # a refused picture unchanged since an earlier refused one is nothing moving: light the reader
-            # takes for a hand, or something left on the board, stands so all day; a hand does not
+            # takes for a hand, something left on the board or on a corner marker, a dark room, stands
+            # so all day; a hand does not
             still_since = self.tracker.refused_still_since
             self._glare_only = bool(getattr(reading.raw, "glare_only", False))
             self._refused_still_for = 0.0 if still_since is None else reading.t - still_since

@@ -84,12 +84,18 @@ class NotReadable(Exception):
     `glare_only`: a "hand over board" that rests on nothing but crossings hidden where the picture is
     nearly white (vision/occlusion.GridChecker.occluded, `trusted`): glare may be all it is, and the
     visitor may say so (vision/reader.BoardReader.hands_off).
+    `scene`: where no board was found (too dark, a corner marker not found), the whole frame in grey,
+    so that a refusal that stays (a bag on a corner, the room's light switched off) can be told from a
+    hand, which moves (vision/stability.StabilityTracker.refused_still_since); None where `picture` is
+    given or the reader had no frame.
     """
 
-    def __init__(self, reason: str, picture: np.ndarray | None = None, glare_only: bool = False) -> None:
+    def __init__(self, reason: str, picture: np.ndarray | None = None, glare_only: bool = False,
+                 scene: np.ndarray | None = None) -> None:
         super().__init__(reason)
         self.picture = picture
         self.glare_only = glare_only
+        self.scene = scene
 
 
 #: how a NotReadable message starts when the board's pose was lost (a corner marker not found or

@@ -181,8 +181,12 @@ class BoardReader:
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
         small = gray[::8, ::8]
         if float(np.percentile(small, 95)) < DARK_FRAME_LEVEL:
-            raise NotReadable("too dark")
-        view = self.localiser.locate(gray, track=track)
+            raise NotReadable("too dark", scene=gray)
+        try:
+            view = self.localiser.locate(gray, track=track)
+        except NotReadable as exc:
+            exc.scene = gray            # (no board, so no picture of it: the whole frame, NotReadable.scene)
+            raise
         K = self.localiser.K
         dist = self.localiser.dist
         rect = rectify(image, view.H, self.frame, K, dist)

@@ -31,10 +31,12 @@ and the benchmarks. The API:
     status = tracker.observe(t, probabilities, image=None, fresh=True)
                                               # the same from per-square class probabilities (and the
                                               # rectified picture, if any); fresh=False: a repeated picture
-    status = tracker.unreadable(t, reason, image=exc.picture)
+    status = tracker.unreadable(t, reason, image=exc.picture, scene=exc.scene)
                                               # the frame at t was NotReadable (hand, markers, dark); a
                                               # refused picture unchanged from the still run keeps the run
     status.kept                               # ... as this says (tracker.unchanged(picture) asks without feeding)
+    tracker.refused_still_since               # since when the refusals' pictures (or, with no board
+                                              # found, whole frames) have not changed; None while readable
     tracker.reset(not_before=t)               # forget the still run; ignore frames before t
     status.state                              # StillState: unreadable | moving | settling | stable
     status.event                              # StableEvent once per still period, else None
@@ -88,7 +90,7 @@ MIN_FRAMES = 2
 MAX_FUSED = 64
 # Refused pictures (`refused_still_since`) are compared patch by patch on a grid this many patches
 # across: no reading gives the board's size then, and patches about a square's size tell a hand
-# moving from a sensor's noise as the squares do.
+# moving from a sensor's noise as the squares do (on a whole frame, a patch is a little larger).
 REFUSED_PATCHES = 11
 
 
@@ -168,7 +170,7 @@ class StabilityTracker:
         self.latest: np.ndarray | None = None       # the newest readable frame's probabilities
         # the refused pictures since the last readable one, while they stand unchanged (`refused_still_since`)
         self.refused_still_since: float | None = None
-        self._refused_thumb: np.ndarray | None = None
+        self._refused_thumb: tuple[bool, np.ndarray] | None = None     # (of the whole frame, patch means)
         self._clear()
 
     @classmethod
@@ -193,17 +195,18 @@ class StabilityTracker:
         self._clear()
 
     def unreadable(self, t: float, reason: str, *, keep_run: bool = False,
-                   image: np.ndarray | None = None) -> StabilityStatus:
+                   image: np.ndarray | None = None, scene: np.ndarray | None = None) -> StabilityStatus:
         """The frame at `t` could not be read. It ends the still run, unless `keep_run`: only the
         board's pose was lost in this picture (a corner marker lost in dim light, one frame in
         five on a hard day: ending the run each time kept a still board from ever being still),
         nothing was seen over the board; or `image`, the refused frame's rectified picture
         (vision.localise.NotReadable.picture), is the still run's picture (`unchanged`). The run
         then goes on, and the next readable picture is compared with the last one as usual, so a
-        piece moved meanwhile still starts it again."""
+        piece moved meanwhile still starts it again. `scene`: the whole frame where no board was found
+        (vision.localise.NotReadable.scene), for `refused_still_since` only."""
         if t < self.not_before:
             return StabilityStatus(StillState.UNREADABLE, reason)
-        self._refused_run(t, image)
+        self._refused_run(t, image, scene)
         if self.unchanged(image):
             self._refused.append(t)
             return StabilityStatus(StillState.UNREADABLE, reason, kept=True)
@@ -212,20 +215,26 @@ class StabilityTracker:
             self.latest = None
         return StabilityStatus(StillState.UNREADABLE, reason)
 
-    def _refused_run(self, t: float, image: np.ndarray | None) -> None:
+    def _refused_run(self, t: float, image: np.ndarray | None, scene: np.ndarray | None) -> None:
         """Note since when the refused pictures have stood unchanged (`refused_still_since`): no
-        patch's mean moved by `motion_level` from the first of them. A refusal without a picture (the
-        board not found) knows of no picture, and a readable one ends the refused run (`observe`).
+        patch's mean moved by `motion_level` from the first of them. The board's picture is compared
+        where there is one; where no board was found, the whole frame (`scene`), never one with the
+        other. A refusal with neither (no frame) ends the refused run, and so does a readable one
+        (`observe`).
 
         WHY: a board refused in every picture and never changing is no visitor's hand, which moves;
-        it is light the reader takes for one (or something left lying on the board). The kiosk counts
-        it no sign of life and, after a while, asks the visitor (kiosk/board_watch.py)."""
-        if image is None:
+        it is light the reader takes for one, or something left lying on the board or on a corner
+        marker, or a room whose light was switched off. The kiosk counts it no sign of life (so an
+        abandoned game pauses) and, for glare, after a while asks the visitor (kiosk/board_watch.py)."""
+        whole = image is None
+        shown = scene if whole else image
+        if shown is None:
             self.refused_still_since, self._refused_thumb = None, None
             return
-        thumb = square_means(image, REFUSED_PATCHES)
-        if self._refused_thumb is None or float(np.abs(thumb - self._refused_thumb).max()) > self.motion_level:
-            self.refused_still_since, self._refused_thumb = t, thumb
+        thumb = square_means(shown, REFUSED_PATCHES)
+        if (self._refused_thumb is None or self._refused_thumb[0] != whole
+                or float(np.abs(thumb - self._refused_thumb[1]).max()) > self.motion_level):
+            self.refused_still_since, self._refused_thumb = t, (whole, thumb)
 
     def unchanged(self, image: np.ndarray | None) -> bool:
         """True when `image`, the rectified picture of a frame the reader refused, is the still run's
