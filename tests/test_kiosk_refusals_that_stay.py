@@ -18,7 +18,7 @@ from engine import Board
 from kiosk.board_watch import MARKER_COVERED_S, BoardWatch
 from kiosk.camera_thread import CameraThread, Frame
 from kiosk.vision_adapter import VisionFrameReader
-from tests.helpers.fakes import ManualClock
+from tests.helpers.fakes import ManualClock, OnePictureFeed
 from vision.localise import NotReadable, pose_lost
 from vision.reader import BoardReader
 from vision.renderer import render_frame
@@ -41,32 +41,24 @@ def _dark() -> np.ndarray:
     return render_frame(_pieces(), BOARD, seed=8, condition="museum", dark=0.08).image
 
 
-class StillCamera:
+class StillCamera(OnePictureFeed):
     """A FrameFeed: a mounted camera on a scene where nothing moves, each picture with fresh sensor
     noise; `hand_at(x)` puts a visitor's hand into the scene at column x."""
 
     def __init__(self, image: np.ndarray, clock: ManualClock) -> None:
-        self.scene, self.clock = image, clock
+        super().__init__(image)
+        self.clock = clock
         self.rng = np.random.default_rng(3)
         self.hand: int | None = None
 
     def grab(self) -> Frame:
-        picture = self.scene.astype(np.float32) + self.rng.normal(0.0, SENSOR_NOISE, self.scene.shape)
+        picture = self.image.astype(np.float32) + self.rng.normal(0.0, SENSOR_NOISE, self.image.shape)
         if self.hand is not None:
             picture[420:720, self.hand:self.hand + 140] = (120.0, 150.0, 205.0)      # a sleeve from the near side
         return Frame(self.clock(), np.clip(picture, 0, 255).astype(np.uint8))
 
     def hand_at(self, column: int | None) -> None:
         self.hand = column
-
-    def use_board(self, board_name: str, variant: str) -> None:
-        pass
-
-    def refresh(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
 
 
 def _refusal(image: np.ndarray) -> NotReadable:
