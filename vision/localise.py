@@ -73,6 +73,15 @@ STILL_MARGIN = 0.25
 STILL_MATCH = 0.9
 STILL_SHIFT = 2
 STILL_CONTRAST = 8.0
+# A covered marker (`_covered`): its patch, as it was when the markers were last found, matches the
+# frame at its place no better than this (normalised correlation, best of the shifts). A hand or a bag
+# over it leaves nothing of its pattern (near 0); dim light, noise and blur leave a marker's pattern
+# correlating well above this, and a cover over part of its quiet zone leaves it above it too.
+COVERED_MATCH = 0.5
+# ... but every COVERED_RECHECK-th frame of a covered run is searched in full all the same (half a second at
+# 30 fps): a marker whose patch no longer matches for another reason (light that changed over it) is found
+# again by the full search, and its patch is taken afresh.
+COVERED_RECHECK = 15
 
 
 class NotReadable(Exception):
@@ -143,6 +152,7 @@ class BoardLocaliser:
         self.board_points = {mid: np.array(geometry.marker_corners(i), np.float64)
                              for i, mid in enumerate(markers.ids)}
         self._previous: dict | None = None
+        self._covered_run = 0           # frames refused in a row as covered (`_covered`), without a full search
 
     @property
     def calibrated(self) -> bool:
@@ -532,6 +542,41 @@ class BoardLocaliser:
                 return False
         return True
 
+    def _covered(self, gray: np.ndarray, found: dict[int, np.ndarray]) -> list[int]:
+        """The markers not found that something covers, while the ones found are where they were: each
+        missing marker's patch, as it was when the markers were last found, matches the frame at its
+        place no better than COVERED_MATCH. Empty when fewer than two were found, when any found marker
+        moved (TRACK_MOVED), when a missing one still shows its pattern, or when no patches were kept (a
+        board too flat to match).
+
+        WHY: the board is rigid, so the markers found in their places put the others in theirs too; if
+        a marker's pattern is gone from there, something lies over it, and the whole-frame search (magnified,
+        unsharp-masked, soft, fitted: 70 ms a frame here, three times a readable frame's time) cannot
+        find it anywhere else. A visitor's hand resting on a corner, or a bag left on it, kept the
+        camera thread that slow for as long as it stayed. A marker merely dim, soft or noisy keeps its
+        pattern and is searched for as before.
+        """
+        previous = self._previous
+        if previous is None or len(found) < 2 or len(found) == len(self.markers.ids):
+            return []                   # (two markers in place pin a rigid board; one does not)
+        quads, patches = previous["quads"], previous["patches"]
+        if any(mid not in patches for mid in self.markers.ids):
+            return []
+        if not _unmoved(found, quads):
+            return []
+        missing = [mid for mid in self.markers.ids if mid not in found]
+        h, w = gray.shape[:2]
+        for mid in missing:
+            x0, y0, patch = patches[mid]
+            x1, y1 = x0 + patch.shape[1], y0 + patch.shape[0]
+            if x0 < STILL_SHIFT or y0 < STILL_SHIFT or x1 + STILL_SHIFT > w or y1 + STILL_SHIFT > h:
+                return []
+            area = gray[y0 - STILL_SHIFT:y1 + STILL_SHIFT, x0 - STILL_SHIFT:x1 + STILL_SHIFT]
+            _, best, _, _ = cv2.minMaxLoc(cv2.matchTemplate(area, patch, cv2.TM_CCOEFF_NORMED))
+            if best > COVERED_MATCH:
+                return []
+        return missing
+
     def _detect_near(self, gray: np.ndarray, previous: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
         """Markers looked for only around where they were in the last frame (the camera is mounted)."""
         h, w = gray.shape[:2]
@@ -561,11 +606,8 @@ class BoardLocaliser:
         only within TRACK_SLIDE sides of the last place; a marker not found
         here (a hand over it) leaves the whole search to `locate`.
         """
-        if not found:
+        if not found or not _unmoved(found, previous):
             return
-        for mid, quad in found.items():
-            if np.abs(quad - previous[mid]).max() > TRACK_MOVED * _side(previous[mid]):
-                return
         known = 3           # the last frame's places predict as well as three markers found now
         for mid in self.markers.ids:
             if mid in found:
@@ -585,8 +627,12 @@ class BoardLocaliser:
         With `track`, a still board keeps the places its markers were last
         found at (`_still`: each marker's picture matches where it was);
         else the markers are first looked for near their places in
-        the previous frame (a few small crops instead of the whole frame),
-        a marker missed there looked for round its last place (`_search_near`);
+        the previous frame (a few small crops instead of the whole frame);
+        a marker missed there whose pattern is gone from its place while the
+        others are in theirs is covered, and the frame is refused at once
+        (`_covered`, the last places kept; every COVERED_RECHECK-th such
+        frame goes on to the full search all the same); else it is looked
+        for round its last place (`_search_near`);
         the whole frame is searched when that does not find all four: with
         one threshold window first, with all three when that misses a marker;
         then a missing marker is looked for where the others put it
@@ -596,11 +642,18 @@ class BoardLocaliser:
         """
         found: dict[int, np.ndarray] = {}
         anchor = None
+        covered: list[int] = []
         if track and self._previous and self._previous.get("shape") == gray.shape:
             if self._still(gray, self._previous["patches"]):
                 found, anchor = dict(self._previous["quads"]), self._previous["patches"]
             else:
                 found = self._detect_near(gray, self._previous["quads"])
+            covered = self._covered(gray, found)
+            if covered and self._covered_run < COVERED_RECHECK:
+                # (the last places are kept: the frame after the cover is lifted is tracked again)
+                self._covered_run += 1
+                raise NotReadable(f"{MARKERS_LOST}: " + ", ".join(str(i) for i in covered))
+            self._covered_run = 0
             if len(found) < len(self.markers.ids):
                 self._search_near(gray, found, self._previous["quads"])
         if len(found) < len(self.markers.ids):
@@ -619,10 +672,11 @@ class BoardLocaliser:
             self._search_soft(gray, found)
         if 2 <= len(found) < len(self.markers.ids):
             self._search_missing(gray, found, self._fit_at)
-        self._previous = None
         if len(found) == len(self.markers.ids):
             self._previous = {"shape": gray.shape, "quads": dict(found),
                               "patches": anchor if anchor is not None else _still_patches(gray, found)}
+        elif not covered:
+            self._previous = None       # (a covered run's full search keeps the last places)
         missing = [i for i in self.markers.ids if i not in found]
         if missing:
             raise NotReadable(f"{MARKERS_LOST}: " + ", ".join(str(i) for i in missing))
@@ -703,6 +757,11 @@ def _still_patches(gray: np.ndarray, found: dict[int, np.ndarray]) -> dict[int, 
             return {}
         out[mid] = (int(x0), int(y0), patch)
     return out
+
+
+def _unmoved(found: dict[int, np.ndarray], previous: dict[int, np.ndarray]) -> bool:
+    """True when every marker found lies where it was (within TRACK_MOVED of its width): no bumped board or camera."""
+    return all(np.abs(quad - previous[mid]).max() <= TRACK_MOVED * _side(previous[mid]) for mid, quad in found.items())
 
 
 def _side(quad: np.ndarray) -> float:
