@@ -15,32 +15,27 @@ from kiosk.board_watch import HANDS_OFF_ASK_S, BoardWatch
 from kiosk.camera_thread import CameraThread, Frame
 from kiosk.ports import CameraReading
 from kiosk.vision_adapter import VisionFrameReader
-from tests.helpers.fakes import ManualClock
+from tests.helpers.fakes import ManualClock, OnePictureFeed
 from tests.helpers.rig import visitor_turn
 from tests.test_controller_glint_refusals import GlintCamera
 from tests.test_vision_refusal_in_a_still_picture import _exposure, _scene
 from vision.localise import NotReadable
 
 
-class StillPicture:
+class StillPicture(OnePictureFeed):
     """A FrameFeed whose camera sees one picture all day (a new frame of it when asked for one)."""
 
     def __init__(self, image: np.ndarray, clock: ManualClock) -> None:
-        self.image, self.clock = image, clock
+        super().__init__(image)
+        self.clock = clock
         self.fresh = True
 
     def grab(self) -> Frame:
         fresh, self.fresh = self.fresh, False
         return Frame(self.clock(), self.image, repeat=not fresh)
 
-    def use_board(self, board_name: str, variant: str) -> None:
-        pass
-
     def refresh(self) -> None:
         self.fresh = True
-
-    def close(self) -> None:
-        pass
 
 
 def test_the_real_reader_refusing_a_still_picture_asks_and_reads_it_on_the_visitor_s_word():

@@ -531,14 +531,9 @@ class BoardLocaliser:
         """
         if len(patches) == 0:
             return False
-        h, w = gray.shape[:2]
-        for x0, y0, patch in patches.values():
-            x1, y1 = x0 + patch.shape[1], y0 + patch.shape[0]
-            if x0 < STILL_SHIFT or y0 < STILL_SHIFT or x1 + STILL_SHIFT > w or y1 + STILL_SHIFT > h:
-                return False
-            area = gray[y0 - STILL_SHIFT:y1 + STILL_SHIFT, x0 - STILL_SHIFT:x1 + STILL_SHIFT]
-            _, best, _, loc = cv2.minMaxLoc(cv2.matchTemplate(area, patch, cv2.TM_CCOEFF_NORMED))
-            if best < STILL_MATCH or loc != (STILL_SHIFT, STILL_SHIFT):
+        for place in patches.values():
+            match = _patch_match(gray, place)
+            if match is None or match[0] < STILL_MATCH or match[1] != (STILL_SHIFT, STILL_SHIFT):
                 return False
         return True
 
@@ -565,15 +560,9 @@ class BoardLocaliser:
         if not _unmoved(found, quads):
             return []
         missing = [mid for mid in self.markers.ids if mid not in found]
-        h, w = gray.shape[:2]
         for mid in missing:
-            x0, y0, patch = patches[mid]
-            x1, y1 = x0 + patch.shape[1], y0 + patch.shape[0]
-            if x0 < STILL_SHIFT or y0 < STILL_SHIFT or x1 + STILL_SHIFT > w or y1 + STILL_SHIFT > h:
-                return []
-            area = gray[y0 - STILL_SHIFT:y1 + STILL_SHIFT, x0 - STILL_SHIFT:x1 + STILL_SHIFT]
-            _, best, _, _ = cv2.minMaxLoc(cv2.matchTemplate(area, patch, cv2.TM_CCOEFF_NORMED))
-            if best > COVERED_MATCH:
+            match = _patch_match(gray, patches[mid])
+            if match is None or match[0] > COVERED_MATCH:
                 return []
         return missing
 
@@ -757,6 +746,20 @@ def _still_patches(gray: np.ndarray, found: dict[int, np.ndarray]) -> dict[int, 
             return {}
         out[mid] = (int(x0), int(y0), patch)
     return out
+
+
+def _patch_match(gray: np.ndarray, place: tuple[int, int, np.ndarray]) -> tuple[float, tuple[int, int]] | None:
+    """A marker's kept patch (x0, y0, patch; `_still_patches`) against the frame round its place: the best
+    normalised correlation over shifts of up to STILL_SHIFT px and where it is (STILL_SHIFT, STILL_SHIFT at
+    no shift); None where the shifted patch would leave the frame."""
+    x0, y0, patch = place
+    x1, y1 = x0 + patch.shape[1], y0 + patch.shape[0]
+    h, w = gray.shape[:2]
+    if x0 < STILL_SHIFT or y0 < STILL_SHIFT or x1 + STILL_SHIFT > w or y1 + STILL_SHIFT > h:
+        return None
+    area = gray[y0 - STILL_SHIFT:y1 + STILL_SHIFT, x0 - STILL_SHIFT:x1 + STILL_SHIFT]
+    _, best, _, loc = cv2.minMaxLoc(cv2.matchTemplate(area, patch, cv2.TM_CCOEFF_NORMED))
+    return float(best), (int(loc[0]), int(loc[1]))
 
 
 def _unmoved(found: dict[int, np.ndarray], previous: dict[int, np.ndarray]) -> bool:

@@ -189,7 +189,7 @@ class GridChecker:
         gone = as_bright & saturated & faint
         seen_hidden = grid & (wood_grid <= NEAR_WHITE)
         grid = grid | (gone & cv2.dilate(seen_hidden.astype(np.uint8), CROSS).astype(bool))
-        largest = self._largest(grid, wood_grid)          # (one look: nothing is left out as squeezed)
+        largest, _ = self._largest(grid, wood_grid)       # (one look: nothing is left out as squeezed)
         return GridVisibility(hidden=grid, contrast=ratio.reshape(self.n, self.n),
                               largest_patch=largest, wood=wood_grid,
                               covered=covered, faint=faint, washed=np.zeros_like(grid),
@@ -216,13 +216,15 @@ class GridChecker:
 
     @staticmethod
     def _largest(grid: np.ndarray, wood: np.ndarray, squeezed: np.ndarray | None = None,
-                 support: np.ndarray | None = None) -> int:
+                 support: np.ndarray | None = None) -> tuple[int, int]:
         """Crossings in the largest connected hidden patch, leaving out patches lit like glare's core,
         and patches all on `squeezed` crossings unless `support` (the crossings hidden in another look)
-        hides a patch of SQUEEZED_PATCH that reaches them."""
+        hides a patch of SQUEEZED_PATCH that reaches them; and the same with every patch all on
+        `squeezed` crossings left out, supported or not (GridVisibility.largest_unsqueezed). One pass
+        over the patches gives both."""
         count, labels = cv2.connectedComponents(grid.astype(np.uint8), connectivity=8)
         if count <= 1:
-            return 0
+            return 0, 0
         if support is not None:
             n_sup, sup_labels = cv2.connectedComponents(support.astype(np.uint8), connectivity=8)
             big = [k for k in range(1, n_sup) if int((sup_labels == k).sum()) >= SQUEEZED_PATCH]
@@ -230,15 +232,18 @@ class GridChecker:
         else:
             supported = np.zeros(grid.shape, bool)
         glare = lit_like_glare(wood)
-        sizes = []
+        largest = unsqueezed = 0
         for k in range(1, count):
             patch = labels == k
             if glare[patch].all():
                 continue
-            if squeezed is not None and squeezed[patch].all() and not (supported & patch).any():
+            size = int(patch.sum())
+            if squeezed is not None and squeezed[patch].all():
+                if (supported & patch).any():
+                    largest = max(largest, size)
                 continue
-            sizes.append(int(patch.sum()))
-        return max(sizes, default=0)
+            largest, unsqueezed = max(largest, size), max(unsqueezed, size)
+        return largest, unsqueezed
 
     def both(self, a: GridVisibility, b: GridVisibility) -> GridVisibility:
         """The crossings hidden in two looks at one frame: `a` with the glare veil taken off, `b` as taken.
@@ -285,12 +290,11 @@ class GridChecker:
         hidden |= covered & a.faint & rim & joined
         near_white |= rim
         wood = np.fmax(a.wood, b.wood)
-        squeezed = b.wood > NEAR_WHITE
+        largest, unsqueezed = self._largest(hidden, wood, b.wood > NEAR_WHITE, a.hidden)
         return GridVisibility(hidden=hidden, contrast=np.minimum(a.contrast, b.contrast),
-                              largest_patch=self._largest(hidden, wood, squeezed, a.hidden), wood=wood,
+                              largest_patch=largest, wood=wood,
                               covered=covered, faint=faint, washed=covered & a.faint & near_white & ~hidden,
-                              edge_hidden=a.edge_hidden & b.edge_hidden,
-                              largest_unsqueezed=self._largest(hidden, wood, squeezed))
+                              edge_hidden=a.edge_hidden & b.edge_hidden, largest_unsqueezed=unsqueezed)
 
     def arm_crossing(self, vis: GridVisibility, region: np.ndarray) -> bool:
         """A crossing is gone that, with an off-colour region reaching in over the edge (arm_region),

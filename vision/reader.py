@@ -27,7 +27,7 @@ from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, arm_region, foreign_squares
 from vision.position import SquareClass, camp_squares, marked_squares, pieces_from_classes, throne_square
 from vision.rectify import rectified_frame, rectify
-from vision.stability import MOTION_LEVEL, square_means
+from vision.stability import patches_moved, square_means
 
 PLAIN_LUM, RING, EDGE = FEATURE_NAMES.index("plain_lum"), FEATURE_NAMES.index("ring"), FEATURE_NAMES.index("edge")
 # A frame whose brightest parts are this dim shows nothing (grey levels, 8 bit).
@@ -407,8 +407,7 @@ class BoardReader:
         """True when the visitor vouched for this picture (`hands_off`): no square's mean moved since."""
         if self._trusted is None:
             return False
-        means = square_means(rect_gray, self.size)
-        if float(np.abs(means - self._trusted).max()) > MOTION_LEVEL:
+        if patches_moved(self._trusted, square_means(rect_gray, self.size)):
             self._trusted = None
             return False
         return True

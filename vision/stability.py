@@ -157,6 +157,11 @@ def square_means(image: np.ndarray, size: int) -> np.ndarray:
     return small.reshape(size, CELL_PX, size, CELL_PX).mean(axis=(1, 3))
 
 
+def patches_moved(before: np.ndarray, now: np.ndarray, level: float = MOTION_LEVEL) -> bool:
+    """True when any patch's mean (`square_means`) moved by more than `level` grey levels: something moved."""
+    return float(np.abs(now - before).max()) > level
+
+
 class StabilityTracker:
     """Feed it every frame's outcome; it says when a still position is ready (see the module doc)."""
 
@@ -233,7 +238,7 @@ class StabilityTracker:
             return
         thumb = square_means(shown, REFUSED_PATCHES)
         if (self._refused_thumb is None or self._refused_thumb[0] != whole
-                or float(np.abs(thumb - self._refused_thumb[1]).max()) > self.motion_level):
+                or patches_moved(self._refused_thumb[1], thumb, self.motion_level)):
             self.refused_still_since, self._refused_thumb = t, (whole, thumb)
 
     def unchanged(self, image: np.ndarray | None) -> bool:
@@ -253,7 +258,7 @@ class StabilityTracker:
             return False
         thumb = square_means(image, math.isqrt(len(self._last)))
         return all(earlier is None or (earlier.shape == thumb.shape
-                                       and float(np.abs(thumb - earlier).max()) <= self.motion_level)
+                                       and not patches_moved(earlier, thumb, self.motion_level))
                    for earlier in (self._thumb, self._anchor))
 
     def _moved(self, thumb: np.ndarray | None, probs: np.ndarray) -> bool:
@@ -261,7 +266,7 @@ class StabilityTracker:
             return False
         for earlier in (self._thumb, self._anchor):
             if thumb is not None and earlier is not None and thumb.shape == earlier.shape:
-                if float(np.abs(thumb - earlier).max()) > self.motion_level:
+                if patches_moved(earlier, thumb, self.motion_level):
                     return True
         before, now = self._last.argmax(1), probs.argmax(1)
         sure = (self._last.max(1) >= SURE_CHANGE) & (probs.max(1) >= SURE_CHANGE)
