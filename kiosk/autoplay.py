@@ -6,12 +6,15 @@ on the simulated table with a hand: it plays random legal moves or the
 engine's moves at a level, sometimes makes an illegal move, sometimes
 forgets to take a captured piece off, and follows the screen's "put the
 board back like this" and "place this piece" instructions after a moment.
-It never tells the controller anything directly.
+It tells the controller nothing directly but what a touch on the screen tells:
+asked which move it made (glare kept the camera in doubt), it touches that
+move (`answer_which`).
 """
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
+from typing import Callable
 
 from engine import Board, Move, Piece, Side
 
@@ -21,6 +24,20 @@ from kiosk.states import State
 
 
 VISITOR_MODES = ("random", "engine", "yielding", "racing")
+
+#: a touch on one of the moves the screen offers ("which move did you make?"): the controller's choose_move
+Touch = Callable[[str], object]
+
+
+def answer_which(view: ControllerView, played: Move | None, touch: Touch | None) -> bool:
+    """Asked which move they made (the view's `move_choices`), a visitor touches the one they made
+    when it is offered. False when not asked so, or when it is not among them: then they put the
+    board back as the screen also says."""
+    if touch is None or played is None or view.state != State.FIX_BOARD or view.board is None \
+            or played not in view.move_choices:
+        return False
+    touch(played.otn(view.board.size))
+    return True
 
 
 @dataclass
@@ -47,12 +64,15 @@ class SimVisitor:
     world: SimWorld
     rng: random.Random
     style: VisitorStyle = field(default_factory=VisitorStyle)
+    touch: Touch | None = None       # the screen's move buttons (answer_which); None: never touches them
     illegal_moves: int = 0
     forgotten_captures: int = 0
     fixes: int = 0
     moves: int = 0
+    answered: int = 0                # times asked which move they made, and they touched it
     _next_at: float = -1.0
     _waiting_ply: int = -1
+    _played: Move | None = None
     _last_state: str = ""
 
     def act(self, view: ControllerView, now: float) -> str | None:
@@ -66,6 +86,11 @@ class SimVisitor:
             self._next_at = now + delay
         if now < self._next_at or self.world.hand_over_board():
             return None
+        played = self._played
+        if answer_which(view, played, self.touch) and played is not None and view.board is not None:
+            self.answered += 1
+            self._next_at = now + self.style.read_screen_s
+            return f"touched {played.otn(view.board.size)}"
         if view.state in (State.FIX_BOARD, State.PLACE_PIECE) and view.fix_squares:
             self.world.set_squares(dict(view.fix_squares))
             self.fixes += 1
@@ -79,12 +104,14 @@ class SimVisitor:
                 move = self._illegal_move(board)
                 if move is not None:
                     self.world.visitor_move(move.from_sq, move.to_sq, remove_captures=False)
+                    self._played = move
                     self.illegal_moves += 1
                     self._next_at = now + 10.0       # then waits to be told
                     return f"illegal {move.otn(board.size)}"
             move = self._choose(board)
             forget = bool(board.captures_of(move)) and self.rng.random() < self.style.forget_capture_rate
             self.world.visitor_move(move.from_sq, move.to_sq, remove_captures=not forget)
+            self._played = move
             self.forgotten_captures += int(forget)
             self.moves += 1
             self._waiting_ply = view.ply
@@ -220,8 +247,11 @@ class MuseumVisitor:
     came_back: bool = False
     asked: int = 0                 # times the screen asked them to put pieces on squares
     helped: int = 0                # times they did
+    touch: Touch | None = None     # the screen's move buttons (answer_which)
+    answered: int = 0              # times asked which move they made, and they touched it
     _waiting_ply: int = -1
     _last_state: str = ""
+    _played: Move | None = None
 
     def __post_init__(self) -> None:
         self.hands = SimVisitor(self.world, self.rng, VisitorStyle(mode=self.persona.mode, illegal_rate=0.03,
@@ -244,6 +274,10 @@ class MuseumVisitor:
                 self.next_at = now + p.think_s(self.rng)
         if now < self.next_at or self.world.hand_over_board():
             return self.next_at
+        if answer_which(view, self._played, self.touch):
+            self.answered += 1
+            self.next_at = now + self.rng.uniform(2.0, 5.0)
+            return self.next_at
         if view.state in (State.FIX_BOARD, State.PLACE_PIECE) and view.fix_squares:
             if view.state == State.PLACE_PIECE and not p.helps:
                 self.next_at = float("inf")          # does not know what to do, waits
@@ -260,6 +294,7 @@ class MuseumVisitor:
             move = self.hands._choose(board)
             tray = p.captures == "tray"
             self.world.visitor_move(move.from_sq, move.to_sq, remove_captures=tray)
+            self._played = move
             self.moves += 1
             self._waiting_ply = view.ply
             self.next_at = now + 2.0

@@ -80,7 +80,8 @@ class Autoplay:
         self.rng = random.Random(options.seed)
         self.faults = FaultPlan(options.faults, random.Random(options.seed * 7919 + 1))
         self.rig = SimKiosk(config, state_dir, options.variants[0], settings, clock=clock)
-        self.visitor = SimVisitor(self.rig.world, random.Random(options.seed * 31 + 7), options.visitor)
+        self.visitor = SimVisitor(self.rig.world, random.Random(options.seed * 31 + 7), options.visitor,
+                                  touch=lambda otn: self.rig.controller.choose_move(otn))
         self.results: list[GameResult] = []
         self._pending: list[tuple[float, str, Callable[[], object]]] = []
         #: a power cut drawn for this robot move, waiting for a piece on the magnet

@@ -287,7 +287,8 @@ class MuseumDay(Autoplay):
     # -- one visitor --------------------------------------------------------------
     def visit(self, number: int) -> Game:
         persona = self.personas.pop(0) if self.personas else Persona.draw(self.people, self.variants, self.level)
-        person = MuseumVisitor(self.rig.world, random.Random(self.people.randrange(1 << 30)), persona)
+        person = MuseumVisitor(self.rig.world, random.Random(self.people.randrange(1 << 30)), persona,
+                               touch=lambda otn: self.rig.controller.choose_move(otn))   # (a power cut makes a new one)
         game = Game(number, persona, person=person)
         self.faults.new_game()
         self._cut_armed = False

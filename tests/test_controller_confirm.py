@@ -3,10 +3,12 @@ left, a doubtful reading never taken as a move, the robot's from the first still
 gantry stopped."""
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 from engine import parse_square
 
+from kiosk.autoplay import SimVisitor, VisitorStyle
 from kiosk.ports import CameraReading
 from tests.helpers.fakes import WorldCamera
 from tests.helpers.rig import STEP, visitor_turn
@@ -54,7 +56,9 @@ def test_a_doubtful_reading_that_looks_like_a_move_is_not_taken(tmp_path):
     rig.run_until({"fix_board"}, limit=100)                 # looked again, still unsure: no guess
     assert rig.ctrl.view().ply == len(board.move_stack)
     assert set(rig.ctrl.view().fix_squares) == {move.from_sq, move.to_sq}
-    assert rig.ctrl.view().message == "fix_board.unclear"   # "again", not "does not match the game"
+    # not "does not match the game": the visitor is asked which move, the likeliest first
+    assert rig.ctrl.view().message == "fix_board.which"
+    assert rig.ctrl.view().move_choices[0] == move
     camera.doubt = False                                    # the light changed: read surely now
     rig.run_until({"thinking", "robot_moving", "verify", "visitor_turn"}, limit=100)
     assert rig.ctrl.view().board.move_stack[len(board.move_stack)] == move
@@ -109,15 +113,41 @@ def test_a_move_left_in_doubt_between_two_destinations_is_asked_for_and_played_a
     assert again.view().board.move_stack[len(board.move_stack)] == played
 
 
-def test_a_doubtful_source_square_is_not_asked_about(tmp_path):
-    """Glare over the square the piece left as well: "nothing moved" is still possible, so the
-    visitor is asked to put the board back (no choice of moves)."""
+def test_a_move_whose_source_square_is_in_doubt_too_is_asked_for(tmp_path):
+    """Glare over the square the piece left as well: "nothing moved" is still possible, but the
+    move is the likelier reading, so the visitor is asked which move they made. Asked to put the
+    board back and play again, they would meet the same glare and the same doubt."""
     rig = visitor_turn(tmp_path, GlaredCamera)
     board = rig.ctrl.view().board
     d1, d3, d4 = (parse_square(n, 11) for n in ("d1", "d3", "d4"))
     rig.camera.glared = {d1, d3, d4}
+    played, other = board.parse_move("d1-d3"), board.parse_move("d1-d4")
     rig.world.visitor_move(d1, d3)
     rig.run_until({"fix_board"}, limit=100)
-    assert rig.ctrl.view().message == "fix_board.unclear" and rig.ctrl.view().move_choices == ()
-    assert not rig.ctrl.choose_move("d1-d3")
-    assert rig.ctrl.view().ply == len(board.move_stack)
+    view = rig.ctrl.view()
+    assert view.message == "fix_board.which" and view.move_choices == (played, other)
+    assert view.ply == len(board.move_stack)                # nothing played on the camera's word alone
+    assert rig.ctrl.choose_move("d1-d3")
+    assert rig.ctrl.view().board.move_stack[len(board.move_stack)] == played
+
+
+def test_the_simulated_visitor_touches_the_move_it_made_when_asked(tmp_path):
+    """The simulation's visitor (kiosk/autoplay.py) answers "which move did you make?" as a person
+    does, by touching the move it made, so a museum day in glare that stays goes on."""
+    rig = visitor_turn(tmp_path, GlaredCamera)
+    rig.camera.glared = set(range(121))                     # a veil over the whole board
+    style = VisitorStyle(illegal_rate=0.0, forget_capture_rate=0.0, think_s=(0.0, 0.0), read_screen_s=0.0)
+    visitor = SimVisitor(rig.world, random.Random(3), style, touch=rig.ctrl.choose_move)
+    ply = rig.ctrl.view().ply
+    asked = False
+    for _ in range(600):
+        view = rig.ctrl.view()
+        asked |= bool(view.move_choices)
+        if view.ply > ply:
+            break
+        visitor.act(view, rig.clock.now)
+        rig.step()
+    assert asked and visitor.answered == 1 and visitor.moves == 1
+    chosen = [r.get("move") for r in rig.ctrl.journal.records if r.kind == "move_chosen"]
+    played = [r.get("move") for r in rig.ctrl.journal.records if r.kind == "visitor_move"]
+    assert chosen == played[-1:] and len(chosen) == 1

@@ -185,9 +185,10 @@ def test_a_move_whose_capture_may_stand_or_be_gone_is_offered_once():
     assert len(moves) == len(set(moves))
 
 
-def test_no_choice_is_offered_while_the_piece_may_not_have_left():
-    """The square left is itself in doubt, so "nothing moved" is still an explanation: the visitor
-    is asked to put the board back, not which move they made."""
+def test_the_likelier_moves_are_offered_while_the_piece_may_not_have_left():
+    """The square left is itself in doubt, so "nothing moved" is still an explanation, but a move is the
+    likelier: the visitor is asked which move they made. Asked to put the board back and play again,
+    they would meet the same glare and the same doubt for as long as it stays."""
     board = Board("copenhagen")
     h1, h2, h3 = (parse_square(n, 11) for n in ("h1", "h2", "h3"))
     seen = observe(board)
@@ -195,7 +196,34 @@ def test_no_choice_is_offered_while_the_piece_may_not_have_left():
     seen[h3] = [0.4, 0.6, 0, 0]
     seen[h2] = [0.5, 0.5, 0, 0]
     res = read_move(board, seen)
-    assert res.verdict is Verdict.AMBIGUOUS and res.candidates == ()
+    assert res.verdict is Verdict.AMBIGUOUS
+    assert [c.move for c in res.candidates] == [board.parse_move("h1-h3"), board.parse_move("h1-h2")]
+
+
+def test_no_choice_is_offered_while_nothing_moved_is_the_likelier():
+    """The same squares in doubt, but the piece leaning still on its square: no move is offered."""
+    board = Board("copenhagen")
+    h1, h2, h3 = (parse_square(n, 11) for n in ("h1", "h2", "h3"))
+    seen = observe(board)
+    seen[h1] = [0.45, 0.55, 0, 0]
+    seen[h3] = [0.55, 0.45, 0, 0]
+    seen[h2] = [0.5, 0.5, 0, 0]
+    res = read_move(board, seen)
+    assert res.verdict is not Verdict.MOVE and res.candidates == ()
+
+
+def test_no_move_from_a_square_that_still_shows_its_piece_is_offered():
+    """Two pieces could have reached the doubtful square; the one whose own square still shows it is
+    not offered (the camera sees it there)."""
+    board = Board("copenhagen")
+    h1, h3 = parse_square("h1", 11), parse_square("h3", 11)
+    seen = observe(after(board, "h1-h3"))
+    seen[h3] = [0.4, 0.6, 0, 0]
+    seen[h1] = [0.6, 0.4, 0, 0]
+    res = read_move(board, seen)
+    offered = [c.move for c in res.candidates]
+    assert res.verdict is Verdict.AMBIGUOUS and offered[0] == board.parse_move("h1-h3")
+    assert all(m.from_sq == h1 for m in offered)
 
 
 def test_no_choice_is_offered_among_many_moves():
@@ -209,6 +237,22 @@ def test_no_choice_is_offered_among_many_moves():
     seen[h3] = [0.98, 0.01, 0.005, 0.005]
     res = read_move(board, seen)
     assert res.verdict is Verdict.AMBIGUOUS and res.candidates == ()
+
+
+def test_among_many_moves_the_one_whose_destination_shows_the_mover_is_offered():
+    """Glare along the piece's whole line, but one of those squares leans to the piece: only that
+    move is offered."""
+    board = after(Board("copenhagen"), "h1-h3")
+    board.push(board.parse_move("f4-g4"))
+    h3 = parse_square("h3", 11)
+    seen = observe(after(board, "h3-f3"))
+    for name in ("i3", "j3", "k3", "g3", "e3", "d3"):
+        seen[parse_square(name, 11)] = [0.45, 0.4, 0.1, 0.05]
+    seen[parse_square("f3", 11)] = [0.4, 0.45, 0.1, 0.05]
+    seen[h3] = [0.98, 0.01, 0.005, 0.005]
+    res = read_move(board, seen)
+    assert res.verdict is Verdict.AMBIGUOUS
+    assert [c.move for c in res.candidates] == [board.parse_move("h3-f3")]
 
 
 def test_an_extra_piece_is_a_mismatch_with_the_squares_named():
