@@ -25,7 +25,8 @@ if str(BENCH) not in sys.path:
 import foreign_vision  # noqa: E402
 from engine.types import parse_square  # noqa: E402
 from vision.position import SquareClass  # noqa: E402
-from vision.shape import WALL_VEIL_RATIO, Outline, rim_without_top, wall_under_veil  # noqa: E402
+from vision.shape import (WALL_AMONG_VEILED, WALL_VEIL_RATIO, WALL_WITH_VEILED, Outline, rim_without_top,  # noqa: E402
+                          wall_under_veil)
 
 SURE = foreign_vision.CONFIDENT
 HELD = 0.6          # the move reader's doubt (vision/inference.py): a square below it is held back
@@ -43,6 +44,20 @@ def test_a_piece_washed_out_by_a_veil_is_known_by_its_wall(seed0, k, square, pie
     assert probs[sq].max() < HELD, "a piece the veil washed out is never read surely"
     empty = np.nonzero(truth == int(SquareClass.EMPTY))[0]
     assert (probs[empty].argmax(1) == int(SquareClass.EMPTY)).mean() >= 0.95
+
+
+@pytest.mark.parametrize("condition,seed0,k,square,piece", [
+    ("hard", 102_000_000, 3, "g2", SquareClass.ATTACKER), ("hard", 11_000_000, 9, "f5", SquareClass.DEFENDER),
+    ("hard", 100_000_000, 25, "f6", SquareClass.KING), ("museum", 93_000_000, 6, "d6", SquareClass.DEFENDER)])
+def test_a_piece_read_empty_in_doubt_is_known_by_a_wall_deeper_than_the_veiled_squares(condition, seed0, k, square,
+                                                                                        piece):
+    """Walls under WALL_VEIL_RATIO times bare wood's, but far deeper than the frame's other veiled squares
+    read empty have: the piece is the best guess, held back."""
+    size, truth, probs = foreign_vision.frame_reading(condition, seed0, k)
+    sq = parse_square(square, size)
+    assert int(truth[sq]) == int(piece)
+    assert int(probs[sq].argmax()) == int(piece), f"{square} read {np.round(probs[sq], 2)}"
+    assert probs[sq].max() < HELD
 
 
 def test_the_empty_square_whose_wall_comes_nearest_stays_empty():
@@ -86,6 +101,28 @@ def test_wall_under_veil_wants_a_veil_an_empty_reading_and_a_wall_far_deeper_tha
     few = np.zeros(n, bool)
     few[4:8] = True                             # too few plainly empty squares to know the bare wood by
     assert not wall_under_veil(probs, out, few, veiled).any()
+
+
+def test_a_doubtful_empty_square_s_wall_is_measured_against_the_other_veiled_squares_too():
+    n = 50
+    probs = np.tile([[0.55, 0.15, 0.15, 0.15]], (n, 1))    # the veil's doubt
+    wall = np.full(n, 1.0)                      # veiled squares read empty: 90th percentile 1.0
+    plain = np.zeros(n, bool)
+    plain[30:] = True                           # bare wood out of the veils: 95th percentile 1.0
+    veiled = ~plain
+    probs[plain] = [0.95, 0.02, 0.02, 0.01]
+    wall[0] = wall[1] = WALL_AMONG_VEILED * 1.0 + 0.2            # under WALL_VEIL_RATIO x bare wood's
+    assert WALL_AMONG_VEILED * 1.0 + 0.2 < WALL_VEIL_RATIO * 1.0
+    probs[1] = [0.8, 0.1, 0.05, 0.05]           # read empty surely: not this rule's
+    out = _outline(n, wall, np.full(n, 3.0), np.zeros(n), np.ones(n))
+    assert wall_under_veil(probs, out, plain, veiled).tolist() == [True] + [False] * (n - 1)
+    blown = np.zeros(n, bool)
+    blown[2:23] = True                          # too few veiled squares left to measure by (9)
+    assert not wall_under_veil(probs, out, plain, veiled, blown).any()
+    deep_bare = wall.copy()
+    deep_bare[plain] = wall[0] / WALL_WITH_VEILED + 0.5   # bare wood's own walls nearly as deep
+    out = _outline(n, deep_bare, np.full(n, 3.0), np.zeros(n), np.ones(n))
+    assert not wall_under_veil(probs, out, plain, veiled).any()
 
 
 def test_rim_without_top_wants_a_round_rim():

@@ -766,11 +766,20 @@ def rim_without_top(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray
 # Under a veil, a shaded wall round the rim WALL_VEIL_RATIO times as deep as the frame's plainly seen empty
 # squares' (their 95th percentile, at least WALL_ONLY_FLOOR grey levels; RIM_ONLY_REFERENCE such squares at least).
 WALL_VEIL_RATIO = 4.0
+# ... or, on a square read empty in doubt (less than DOUBTFUL_EMPTY sure), a wall WALL_AMONG_VEILED times as
+# deep as the frame's other veiled squares read empty have (their WALL_VEILED_PERCENTILE-th percentile, at least
+# WALL_ONLY_FLOOR; RIM_ONLY_REFERENCE such squares at least) and WALL_WITH_VEILED times bare wood's.
+DOUBTFUL_EMPTY = 0.6
+WALL_AMONG_VEILED = 3.0
+WALL_VEILED_PERCENTILE = 90.0
+WALL_WITH_VEILED = 1.5
 
 
-def wall_under_veil(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray, veiled: np.ndarray) -> np.ndarray:
+def wall_under_veil(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray, veiled: np.ndarray,
+                    blown: np.ndarray | None = None) -> np.ndarray:
     """Per square (bool), an "empty" square under a veil with a piece's shaded wall round its rim: a piece the
-    veil washed out, which the colour took for lit wood.
+    veil washed out, which the colour took for lit wood. `blown`: squares clipped white, left out of the
+    veiled squares' own measure (and the caller's to leave out of the answer).
 
     WHY: a veil adds light smoothly over wood, lines and pieces alike; it washes a piece's top towards the
     wood's grey and its rim's step with it, but the piece still stands: its side wall and its shadow make a
@@ -781,13 +790,28 @@ def wall_under_veil(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray
     nearest 3.5 and 3.35 times: museum 93,061,017 g5, hard 94,002,017 e4). The caller holds such a square
     back, its best guess the piece its top says: darker than the wood an attacker, else a light piece (13 of
     the 67 tops say the other kind; the colour under such a veil says nothing surer).
+
+    Bare wood out of the veils is a strict measure under one: a veil squeezes the wood's grain and the
+    lines' blur alike, and what a veiled bare square shows of a "wall" is the frame's own. So a square read
+    empty only in doubt (the veil's doubt: under DOUBTFUL_EMPTY) is measured against the other veiled
+    squares read empty too: a wall WALL_AMONG_VEILED times their WALL_VEILED_PERCENTILE-th percentile, and
+    WALL_WITH_VEILED times bare wood's, is a piece's. Development frames (as above, and hard 102M, 103M,
+    museum 102M), squares read empty in doubt under a veil, not blown: hard 31 pieces (14 attackers, 14
+    defenders, 3 kings) and museum 1 defender had such a wall, no empty square (the nearest 2.5-3.0 times the
+    veiled squares': 3 in hard light, 1 in museum light).
     """
     plain_empty = np.asarray(plain_empty, bool)
     if int(plain_empty.sum()) < RIM_ONLY_REFERENCE:
         return np.zeros(len(probs), bool)
     bare = bare_wood_level(outline.wall, plain_empty, WALL_ONLY_FLOOR)
-    return ((probs.argmax(1) == int(SquareClass.EMPTY)) & np.asarray(veiled, bool)
-            & (outline.wall >= WALL_VEIL_RATIO * bare))
+    read_empty = (probs.argmax(1) == int(SquareClass.EMPTY)) & np.asarray(veiled, bool)
+    walled = read_empty & (outline.wall >= WALL_VEIL_RATIO * bare)
+    pool = read_empty & ~(np.zeros(len(probs), bool) if blown is None else np.asarray(blown, bool))
+    if int(pool.sum()) >= RIM_ONLY_REFERENCE:
+        veiled_level = max(float(np.percentile(outline.wall[pool], WALL_VEILED_PERCENTILE)), WALL_ONLY_FLOOR)
+        walled |= (pool & (probs.max(1) < DOUBTFUL_EMPTY) & (outline.wall >= WALL_AMONG_VEILED * veiled_level)
+                   & (outline.wall >= WALL_WITH_VEILED * bare))
+    return walled
 
 
 # An ivory top on a marked square's darker fill stands far above that fill: at least FILL_STEP times as
