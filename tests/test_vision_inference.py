@@ -185,45 +185,33 @@ def test_a_move_whose_capture_may_stand_or_be_gone_is_offered_once():
     assert len(moves) == len(set(moves))
 
 
-def test_the_likelier_moves_are_offered_while_the_piece_may_not_have_left():
-    """The square left is itself in doubt, so "nothing moved" is still an explanation, but a move is the
-    likelier: the visitor is asked which move they made. Asked to put the board back and play again,
+@pytest.mark.parametrize("h1_read,h3_read,offered", [
+    ([0.6, 0.4, 0, 0], [0.4, 0.6, 0, 0], ("h1-h3", "h1-h2")),     # a move the likelier: asked which
+    ([0.45, 0.55, 0, 0], [0.55, 0.45, 0, 0], ())])                 # nothing moved the likelier: not asked
+def test_the_likelier_moves_are_offered_while_the_piece_may_not_have_left(h1_read, h3_read, offered):
+    """The square left is itself in doubt, so "nothing moved" is still an explanation. Where a move is
+    the likelier, the visitor is asked which move they made: asked to put the board back and play again,
     they would meet the same glare and the same doubt for as long as it stays."""
     board = Board("copenhagen")
     h1, h2, h3 = (parse_square(n, 11) for n in ("h1", "h2", "h3"))
     seen = observe(board)
-    seen[h1] = [0.6, 0.4, 0, 0]
-    seen[h3] = [0.4, 0.6, 0, 0]
-    seen[h2] = [0.5, 0.5, 0, 0]
+    seen[h1], seen[h3], seen[h2] = h1_read, h3_read, [0.5, 0.5, 0, 0]
     res = read_move(board, seen)
-    assert res.verdict is Verdict.AMBIGUOUS
-    assert [c.move for c in res.candidates] == [board.parse_move("h1-h3"), board.parse_move("h1-h2")]
-
-
-def test_no_choice_is_offered_while_nothing_moved_is_the_likelier():
-    """The same squares in doubt, but the piece leaning still on its square: no move is offered."""
-    board = Board("copenhagen")
-    h1, h2, h3 = (parse_square(n, 11) for n in ("h1", "h2", "h3"))
-    seen = observe(board)
-    seen[h1] = [0.45, 0.55, 0, 0]
-    seen[h3] = [0.55, 0.45, 0, 0]
-    seen[h2] = [0.5, 0.5, 0, 0]
-    res = read_move(board, seen)
-    assert res.verdict is not Verdict.MOVE and res.candidates == ()
+    assert res.verdict is not Verdict.MOVE
+    assert [c.move for c in res.candidates] == [board.parse_move(m) for m in offered]
 
 
 def test_no_move_from_a_square_that_still_shows_its_piece_is_offered():
-    """Two pieces could have reached the doubtful square; the one whose own square still shows it is
-    not offered (the camera sees it there)."""
+    """e1 and f2 could both have gone to e2; glare over all three, e1 reading empty and f2 still its
+    attacker: f2-e2 stays a close explanation, but only e1's move is offered."""
     board = Board("copenhagen")
-    h1, h3 = parse_square("h1", 11), parse_square("h3", 11)
-    seen = observe(after(board, "h1-h3"))
-    seen[h3] = [0.4, 0.6, 0, 0]
-    seen[h1] = [0.6, 0.4, 0, 0]
+    e1, e2, f2 = (parse_square(n, 11) for n in ("e1", "e2", "f2"))
+    seen = observe(after(board, "e1-e2"))
+    seen[e1], seen[e2], seen[f2] = [0.6, 0.4, 0, 0], [0.4, 0.6, 0, 0], [0.4, 0.6, 0, 0]
     res = read_move(board, seen)
+    assert res.verdict is Verdict.AMBIGUOUS and res.runner_up is not None
     offered = [c.move for c in res.candidates]
-    assert res.verdict is Verdict.AMBIGUOUS and offered[0] == board.parse_move("h1-h3")
-    assert all(m.from_sq == h1 for m in offered)
+    assert offered[0] == board.parse_move("e1-e2") and all(m.from_sq == e1 for m in offered)
 
 
 def test_no_choice_is_offered_among_many_moves():
