@@ -197,7 +197,7 @@ def read_move(board: Board, probabilities: np.ndarray, leftovers: dict[int, Piec
         unsure = tuple(sorted(sq for sq in deciding if not confident[sq]))
         return MoveReading(Verdict.AMBIGUOUS, None, move_otn, caps, tuple(sorted(best_kept)), unsure=unsure,
                            fix=fix, margin=margin, runner_up=runner_up,
-                           candidates=_candidates(board, fits, observed, confident, min_margin))
+                           candidates=_candidates(board, fits, observed, min_margin))
     if best_move is None:
         return MoveReading(Verdict.UNCHANGED, margin=margin, runner_up=runner_up)
     return MoveReading(Verdict.MOVE, best_move, move_otn, caps, tuple(sorted(best_kept)),
@@ -251,7 +251,7 @@ def _consistent(hyps: list, before: np.ndarray, observed: np.ndarray, confident:
     return fits
 
 
-def _candidates(board: Board, fits: dict[frozenset, tuple], observed: np.ndarray, confident: np.ndarray,
+def _candidates(board: Board, fits: dict[frozenset, tuple], observed: np.ndarray,
                 min_margin: float) -> tuple[MoveReading, ...]:
     """The legal moves a doubtful reading may be, best first, for the visitor to say which.
 
@@ -262,12 +262,12 @@ def _candidates(board: Board, fits: dict[frozenset, tuple], observed: np.ndarray
     1..MAX_CANDIDATES positions (a move whose capture may be lifted or still
     standing makes one position): those from a square read likelier empty
     than not, and with more than that, those whose destination the camera
-    reads the mover on. "Nothing moved" may be among the close explanations: the square
-    left may itself lie under the glare. Then asking the visitor to put the
-    board back and play again (the old rule) was a loop, as the same glare
-    gives the same doubt: the independent renderer's glare light, seeds
-    110,000,000, 4 of 20 plies were held back so, each time with the played
-    move the best explanation and "nothing moved" 1.9-3.8 nats behind it.
+    reads the mover on. "Nothing moved" may be among the close explanations:
+    the square left may itself lie under the glare. Then asking the visitor
+    to put the board back and play again (the old rule) was a loop, as the
+    same glare gives the same doubt: the independent renderer's glare light,
+    seeds 110,000,000, 4 of 20 plies were held back so, each time with the
+    played move the best explanation and "nothing moved" 1.9-3.8 nats behind.
     Otherwise () and the visitor is asked to put the board back.
     """
     ranked = sorted(fits.values(), key=lambda h: -h[0])
