@@ -26,6 +26,12 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from vision.render_conditions import CONDITIONS
+
+if TYPE_CHECKING:
+    from kiosk.sim_kiosk import SimSettings
 
 log = logging.getLogger("kiosk")
 
@@ -63,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--visitor", choices=("random", "engine", "yielding", "racing"), default=None,
                    help="the simulated visitor plays random legal moves, the engine's (easy), yields "
                         "(short games), or races the king home (default random; racing in referee mode)")
+    p.add_argument("--light", choices=CONDITIONS, default="museum",
+                   help="the simulated camera's light (with --simulate): clean, museum (default: spotlights, a "
+                        "glare patch, tilt) or hard (dim, strong glare, blur, heavy JPEG; vision/render_conditions.py)")
     p.add_argument("--speed", type=float, default=None,
                    help="simulated gantry speed factor (default 25 headless, 2 with a window)")
     p.add_argument("--screenshots", metavar="DIR", help="save every screen as PNG into DIR and exit")
@@ -179,14 +188,20 @@ def _setup_logging(args: argparse.Namespace) -> None:
         logging.getLogger().setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
+def headless_settings(args) -> "SimSettings":
+    """The headless simulation's knobs from the command line: fast, on the seed, in the light asked for."""
+    from kiosk.sim_kiosk import fast_settings
+
+    settings = replace(fast_settings(args.seed), condition=args.light)
+    if args.speed:
+        settings.speed_factor = args.speed
+    return settings
+
+
 def _autoplay(args, config, faults, variants) -> int:
     from kiosk.autoplay import VisitorStyle
     from kiosk.headless import Autoplay, AutoplayOptions
-    from kiosk.sim_kiosk import fast_settings
-
-    settings = fast_settings(args.seed)
-    if args.speed:
-        settings.speed_factor = args.speed
+    settings = headless_settings(args)
     base = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="tafl-autoplay-"))
     state_dir = base / time.strftime("run-%Y%m%d-%H%M%S")     # a fresh table needs a fresh journal
     state_dir.mkdir(parents=True, exist_ok=True)
@@ -208,11 +223,7 @@ def _autoplay(args, config, faults, variants) -> int:
 
 def _visitors(args, config, faults) -> int:
     from kiosk.museum_day import MuseumDay
-    from kiosk.sim_kiosk import fast_settings
-
-    settings = fast_settings(args.seed)
-    if args.speed:
-        settings.speed_factor = args.speed
+    settings = headless_settings(args)
     base = Path(args.state) if args.state else Path(tempfile.mkdtemp(prefix="tafl-visitors-"))
     state_dir = base / time.strftime("run-%Y%m%d-%H%M%S")
     state_dir.mkdir(parents=True, exist_ok=True)
@@ -233,7 +244,7 @@ def _simulate_window(args, config, variant, size, fullscreen) -> int:
     base = Path(args.state or os.path.join(tempfile.gettempdir(), "tafl-kiosk-sim"))
     state_dir = base / time.strftime("run-%Y%m%d-%H%M%S")
     state_dir.mkdir(parents=True, exist_ok=True)
-    settings = SimSettings(seed=args.seed, speed_factor=args.speed or 2.0)
+    settings = SimSettings(seed=args.seed, speed_factor=args.speed or 2.0, condition=args.light)
     rig = SimKiosk(config, str(state_dir), variant, settings, fresh=True)
     log.info("simulation: state in %s, gantry simulator on %s", state_dir, rig.sim.port)
     try:

@@ -156,3 +156,17 @@ def test_a_captured_piece_parks_where_the_robots_planner_says(planner):
     assert first is not None
     booked[first] = Piece.ATTACKER
     assert park(booked, Piece.ATTACKER, 0) not in (None, first)   # a booked slot is taken
+
+
+def test_the_headless_simulation_runs_in_the_light_asked_for():
+    """`--light hard` reaches the simulated camera's renderer (a museum day in bad light); the default
+    stays the museum's light."""
+    from kiosk.cli import build_parser, headless_settings
+
+    args = build_parser().parse_args(["--simulate", "--headless", "--visitors", "2", "--light", "hard",
+                                      "--speed", "9"])
+    settings = headless_settings(args)
+    assert settings.condition == "hard" and settings.speed_factor == 9
+    assert headless_settings(build_parser().parse_args(["--simulate", "--headless"])).condition == "museum"
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--simulate", "--light", "candle"])
