@@ -29,15 +29,16 @@ VISITOR_MODES = ("random", "engine", "yielding", "racing")
 Touch = Callable[[str], object]
 
 
-def answer_which(view: ControllerView, played: Move | None, touch: Touch | None) -> bool:
+def answer_which(view: ControllerView, played: Move | None, touch: Touch | None) -> str | None:
     """Asked which move they made (the view's `move_choices`), a visitor touches the one they made
-    when it is offered. False when not asked so, or when it is not among them: then they put the
-    board back as the screen also says."""
+    when it is offered; returns it (OTN). None when not asked so, or when it is not among them: then
+    they put the board back as the screen also says."""
     if touch is None or played is None or view.state != State.FIX_BOARD or view.board is None \
             or played not in view.move_choices:
-        return False
-    touch(played.otn(view.board.size))
-    return True
+        return None
+    otn = played.otn(view.board.size)
+    touch(otn)
+    return otn
 
 
 @dataclass
@@ -86,11 +87,11 @@ class SimVisitor:
             self._next_at = now + delay
         if now < self._next_at or self.world.hand_over_board():
             return None
-        played = self._played
-        if answer_which(view, played, self.touch) and played is not None and view.board is not None:
+        touched = answer_which(view, self._played, self.touch)
+        if touched is not None:
             self.answered += 1
             self._next_at = now + self.style.read_screen_s
-            return f"touched {played.otn(view.board.size)}"
+            return f"touched {touched}"
         if view.state in (State.FIX_BOARD, State.PLACE_PIECE) and view.fix_squares:
             self.world.set_squares(dict(view.fix_squares))
             self.fixes += 1
@@ -248,7 +249,6 @@ class MuseumVisitor:
     asked: int = 0                 # times the screen asked them to put pieces on squares
     helped: int = 0                # times they did
     touch: Touch | None = None     # the screen's move buttons (answer_which)
-    answered: int = 0              # times asked which move they made, and they touched it
     _waiting_ply: int = -1
     _last_state: str = ""
     _played: Move | None = None
@@ -274,8 +274,7 @@ class MuseumVisitor:
                 self.next_at = now + p.think_s(self.rng)
         if now < self.next_at or self.world.hand_over_board():
             return self.next_at
-        if answer_which(view, self._played, self.touch):
-            self.answered += 1
+        if answer_which(view, self._played, self.touch) is not None:
             self.next_at = now + self.rng.uniform(2.0, 5.0)
             return self.next_at
         if view.state in (State.FIX_BOARD, State.PLACE_PIECE) and view.fix_squares:

@@ -188,7 +188,7 @@ def _setup_logging(args: argparse.Namespace) -> None:
         logging.getLogger().setLevel(max(logging.WARNING, logging.getLogger().level))
 
 
-def headless_settings(args) -> "SimSettings":
+def headless_settings(args) -> SimSettings:
     """The headless simulation's knobs from the command line: fast, on the seed, in the light asked for."""
     from kiosk.sim_kiosk import fast_settings
 

@@ -343,7 +343,7 @@ class BoardReader:
         probs[rimmed] = no_surer_than(probs[rimmed][:, light_first], RIM_ONLY_SURE)
         # ... and under a veil, a piece's shaded wall round the rim (vision/shape.wall_under_veil): the piece its
         # top says, darker than the wood an attacker, held back as the rim alone is
-        walled = wall_under_veil(probs, outline, plain_empty, glare.share >= VEIL_SHARE, blown) & ~blown
+        walled = wall_under_veil(probs, outline, plain_empty, glare.share >= VEIL_SHARE, blown)
         dark_first = [int(SquareClass.ATTACKER), int(SquareClass.EMPTY), int(SquareClass.DEFENDER),
                       int(SquareClass.KING)]                # the empty square's share goes to the attacker
         dark_top = walled & (outline.lift < -NOT_LIGHTER)

@@ -778,8 +778,8 @@ WALL_WITH_VEILED = 1.5
 def wall_under_veil(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray, veiled: np.ndarray,
                     blown: np.ndarray | None = None) -> np.ndarray:
     """Per square (bool), an "empty" square under a veil with a piece's shaded wall round its rim: a piece the
-    veil washed out, which the colour took for lit wood. `blown`: squares clipped white, left out of the
-    veiled squares' own measure (and the caller's to leave out of the answer).
+    veil washed out, which the colour took for lit wood. `blown`: squares clipped white, never such a
+    square, nor counted in the veiled squares' own measure (nothing of a wall is left to see there).
 
     WHY: a veil adds light smoothly over wood, lines and pieces alike; it washes a piece's top towards the
     wood's grey and its rim's step with it, but the piece still stands: its side wall and its shadow make a
@@ -805,12 +805,13 @@ def wall_under_veil(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray
         return np.zeros(len(probs), bool)
     bare = bare_wood_level(outline.wall, plain_empty, WALL_ONLY_FLOOR)
     read_empty = (probs.argmax(1) == int(SquareClass.EMPTY)) & np.asarray(veiled, bool)
+    if blown is not None:
+        read_empty &= ~np.asarray(blown, bool)
     walled = read_empty & (outline.wall >= WALL_VEIL_RATIO * bare)
-    pool = read_empty & ~(np.zeros(len(probs), bool) if blown is None else np.asarray(blown, bool))
-    if int(pool.sum()) >= RIM_ONLY_REFERENCE:
-        veiled_level = max(float(np.percentile(outline.wall[pool], WALL_VEILED_PERCENTILE)), WALL_ONLY_FLOOR)
-        walled |= (pool & (probs.max(1) < DOUBTFUL_EMPTY) & (outline.wall >= WALL_AMONG_VEILED * veiled_level)
-                   & (outline.wall >= WALL_WITH_VEILED * bare))
+    if int(read_empty.sum()) >= RIM_ONLY_REFERENCE:
+        veiled_level = max(float(np.percentile(outline.wall[read_empty], WALL_VEILED_PERCENTILE)), WALL_ONLY_FLOOR)
+        walled |= (read_empty & (probs.max(1) < DOUBTFUL_EMPTY)
+                   & (outline.wall >= WALL_AMONG_VEILED * veiled_level) & (outline.wall >= WALL_WITH_VEILED * bare))
     return walled
 
 
