@@ -69,6 +69,7 @@ class BoardWatch:
         self._markers_lost_since: float | None = None         # camera time the pose was first lost, if lost now
         self._glare_only = False              # the newest refusal was for glare alone (NotReadable.glare_only)
         self._refused_still_for = 0.0         # ... and its pictures have stood unchanged this long (camera time)
+        self._settled_run: float | None = None    # the still run whose board the controller took (`settle`)
 
     def update(self) -> None:
         """Take the camera's newest reading in (once per reading)."""
@@ -190,6 +191,23 @@ class BoardWatch:
         knocked over, a visitor's hand) still counts.
         """
         return {sq for sq in diff if sq not in touched and event.confidence[sq] < SURE}
+
+    def settle(self) -> None:
+        """The controller took the current still run's board as the position (the robot's move
+        confirmed, the board set up, the visitor's move played)."""
+        self._settled_run = self.tracker.run_since
+
+    @property
+    def in_settled_run(self) -> bool:
+        """The board has not moved since the controller took its position (`settle`).
+
+        WHY: a visitor's move needs a hand, and a hand ends the still run; in the run already
+        taken, nothing can have been played. A reading in doubt there (glare over a square the
+        robot's move was confirmed in spite of: RobotJobs keeps such squares as planned) is the
+        same picture read again, not a move to ask about, and telling the visitor "I could not
+        see your move" before they moved is wrong.
+        """
+        return self._settled_run is not None and self.tracker.run_since == self._settled_run
 
     def confirm(self, squares: dict[int, Piece]) -> None:
         """The still board showed exactly `squares`: let the reader learn the look."""

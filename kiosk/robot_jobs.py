@@ -41,6 +41,9 @@ RETRY_OFFSETS_MM: tuple[tuple[float, float], ...] = (
 )
 #: more differences than this after a robot move is not a robot slip but a disturbed board
 MAX_ROBOT_DIFF = 6
+#: a carry the camera can confirm on none of its squares (all in doubt) is tried this many more times
+#: before the gantry's word is taken (RobotJobs._carried_in_doubt): the centre again, then one offset
+DOUBT_RETRIES = 2
 #: seconds between homing attempts while the gantry is in error
 HOME_RETRY_S = 3.0
 
@@ -147,8 +150,8 @@ class RobotJobs:
         diff = diff_squares(observed, goal.target)
         if diff and self.watch.unsure(still, observed, goal.target):
             return
-        if diff and goal.scope is not None:
-            observed, diff = self._keep_untouched(goal.scope, goal.target, still, observed, diff)
+        if diff:
+            observed, diff = self._taken_in_doubt(goal, still, observed, diff)
         if not diff:
             self._reached(goal, observed)
             return
@@ -168,24 +171,75 @@ class RobotJobs:
             self.book.save()
         return observed
 
-    def _keep_untouched(self, scope: frozenset[int], target: dict[int, Piece], still: StableEvent,
-                        observed: dict[int, Piece], diff: dict[int, Piece | None]
-                        ) -> tuple[dict[int, Piece], dict[int, Piece | None]]:
-        """`observed` and `diff` with the squares outside `scope` that the camera could not make out
-        taken as `target` has them (BoardWatch.untouched_in_doubt): only the rest is acted on."""
-        kept = self.watch.untouched_in_doubt(still, diff, scope)
+    def _taken_in_doubt(self, goal: Goal, still: StableEvent, observed: dict[int, Piece],
+                        diff: dict[int, Piece | None]) -> tuple[dict[int, Piece], dict[int, Piece | None]]:
+        """`observed` and `diff` with the differences the camera has no evidence for (squares read
+        below SURE, after BoardWatch.unsure's fresh pictures) taken as `goal.target` has them;
+        only the rest is acted on.
+
+        Two kinds:
+        - squares outside the goal's scope (BoardWatch.untouched_in_doubt): the robot did not
+          touch them, so they hold what they held (`unsure_untouched`);
+        - after a plan the gantry carried out to the end, when every difference left is in doubt
+          and on a square that plan carried a piece to or from, and the camera confirms each such
+          carry on another of its squares or it has been tried again (`_carried_in_doubt`): the
+          gantry's word stands (`unsure_carried`).
+
+        WHY the second: a piece the camera cannot make out where the robot just put it (a white
+        defender washed out in dim light under a lamp's veil) was retried as a missed pickup:
+        re-planned from the camera's guess, it drew a second piece from storage onto it, or a
+        piece from a slot already emptied, nine times, then called staff, who found the board
+        right and could not make the camera see it. A hard-light museum day lost a game that way
+        (32 staff calls for one defender on f7). Taking both squares of a carry on trust, though,
+        took a missed pickup under a veil for a move made (a desync on another hard-light day), hence
+        the camera's confirmation or the retries first. A sure difference anywhere is acted on as
+        before, and the squares in doubt with it (the retry needs the camera's best guess).
+        """
+        kept: set[int] = set()
+        if goal.scope is not None:
+            kept = self.watch.untouched_in_doubt(still, diff, goal.scope)
+            self._record_kept("unsure_untouched", kept, "which the robot did not touch")
+        rest = {sq for sq in diff if sq not in kept}
+        if rest and self._carried_in_doubt(goal, still, diff, rest):
+            self._record_kept("unsure_carried", rest, "where the robot carried pieces")
+            kept |= rest
         if not kept:
             return observed, diff
-        size = self.host.board_size()
-        names = [square_name(sq, size) for sq in sorted(kept)]
-        log.info("camera unsure at %s, which the robot did not touch: taken as it was", ", ".join(names))
-        self.host.record("unsure_untouched", squares=names)
         observed = {sq: p for sq, p in observed.items() if sq not in kept}
-        observed.update({sq: target[sq] for sq in kept if sq in target})
+        observed.update({sq: goal.target[sq] for sq in kept if sq in goal.target})
         return observed, {sq: p for sq, p in diff.items() if sq not in kept}
+
+    @staticmethod
+    def _carried_in_doubt(goal: Goal, still: StableEvent, diff: dict[int, Piece | None], rest: set[int]) -> bool:
+        """True when every difference in `rest` is in doubt, on a square of a transfer of the plan the
+        gantry carried out to the end, and each such transfer is either confirmed by the camera
+        (another of its squares read surely as planned: the piece surely left, or surely arrived) or
+        has been tried DOUBT_RETRIES more times (`goal.attempts`). A transfer the camera can confirm
+        nowhere (from a storage slot, or with both its squares in doubt) is tried again first, planned
+        from the camera's best guess as any retry: a missed pickup under a veil is put right, and a
+        piece already carried is not harmed (the magnet finds nothing left to pick up)."""
+        if goal.phase != Phase.VERIFY or goal.interrupted or not goal.last_plan:
+            return False
+        if any(still.confidence[sq] >= SURE for sq in rest):
+            return False
+        touching = [[sq for sq in (t.src, t.dst) if isinstance(sq, int)] for t in goal.last_plan]
+        touching = [squares for squares in touching if rest & set(squares)]
+        if not rest <= {sq for squares in touching for sq in squares}:
+            return False            # a difference where the plan carried nothing
+        if goal.attempts >= DOUBT_RETRIES:
+            return True
+        return all(any(sq not in diff and still.confidence[sq] >= SURE for sq in squares) for squares in touching)
+
+    def _record_kept(self, kind: str, squares: set[int], where: str) -> None:
+        if not squares:
+            return
+        names = [square_name(sq, self.host.board_size()) for sq in sorted(squares)]
+        log.info("camera unsure at %s, %s: taken as planned", ", ".join(names), where)
+        self.host.record(kind, squares=names)
 
     def _reached(self, goal: Goal, observed: dict[int, Piece]) -> None:
         self.watch.confirm(observed)
+        self.watch.settle()
         # the camera saw the last plan's pieces arrive and leave: its slots are known (storage check)
         self.book.confirm_by_use({loc for t in goal.last_plan for loc in (t.src, t.dst) if isinstance(loc, Slot)})
         then = self.after_goal

@@ -96,6 +96,9 @@ class Turns:
             self._read_key, self._reading = key, self._read(still.probabilities)
         result = self._reading
         assert result is not None
+        if c.watch.in_settled_run and result.verdict is not Verdict.UNCHANGED and c.state == State.VISITOR_TURN:
+            self.checking_move = None
+            return          # the picture the last move was taken in, read again: nobody has moved since
         if result.verdict is Verdict.AMBIGUOUS and c.watch.ask_again(still):
             self.update_checking()
             return
@@ -163,6 +166,7 @@ class Turns:
         # the captured pieces left standing
         if learn:
             c.watch.confirm({**s.board.pieces(), **s.leftovers})
+        c.watch.settle()
         self.next_turn()
         if s.leftovers and c.state in (State.THINKING, State.VISITOR_TURN):
             # the robot will park them (the referee between two turns); the screen says so

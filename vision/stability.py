@@ -313,6 +313,12 @@ class StabilityTracker:
         self._anchor = None             # reported: from now on only a change from frame to frame is a move
         return StabilityStatus(StillState.STABLE, event=event)
 
+    @property
+    def run_since(self) -> float | None:
+        """When the current still run began (None before the first readable picture, or after a
+        reset): the run's name, the same for as long as nothing on the board moves."""
+        return self._since
+
     def still(self, not_before: float = -math.inf) -> StableEvent | None:
         """The current still period, fused over its pictures taken from `not_before` on, once the
         board has been still for `stable_s` from then and seen in `min_frames` pictures; else None."""

@@ -1,0 +1,196 @@
+"""The camera in doubt where the robot has just carried a piece, and in the picture its move was
+taken in.
+
+After a plan the gantry carried out to the end, a difference the camera reads only in doubt on a
+square the plan touched is taken as planned (kiosk/robot_jobs.py RobotJobs._taken_in_doubt,
+`unsure_carried`): retried as a missed pickup, it drew pieces onto a square the camera could not
+see until staff were called, and a hard-light museum day lost a game that way. A sure difference
+is still retried, then asked about.
+
+In the still run whose board the controller took, nobody has moved (kiosk/board_watch.py
+BoardWatch.in_settled_run): the visitor is not told "I could not see your move" about a square
+the robot's move was confirmed in spite of.
+"""
+from __future__ import annotations
+
+import pytest
+
+from engine import Piece, Side, parse_square, square_name
+from kiosk.journal import read_records
+from kiosk.ports import CameraReading, GantryEvent, GantryEventKind
+from tests.helpers.fakes import WorldCamera, WorldGantry
+from tests.helpers.rig import Rig, visitor_turn
+
+
+class WashedOutArrivals(WorldCamera):
+    """Reads the world exactly, except that once armed, a square that holds a piece it did not
+    hold when armed is read empty, `confidence` sure (a white piece washed out under a veil of
+    light where the robot puts it)."""
+
+    confidence: float = 0.6
+    before: dict[int, Piece] | None = None
+
+    def arm(self) -> None:
+        self.before = self.world.square_pieces()
+
+    def read_latest(self) -> CameraReading | None:
+        reading = super().read_latest()
+        if reading is None or not reading.ok or self.before is None:
+            return reading
+        squares, confidence = list(reading.squares), list(reading.confidence)
+        for sq, piece in enumerate(reading.squares):
+            if piece is not None and self.before.get(sq) is None:
+                squares[sq], confidence[sq] = None, self.confidence
+        return CameraReading(reading.seq, reading.t, True, None, tuple(squares), tuple(confidence))
+
+
+def robot_moves_into_a_veil(tmp_path, confidence: float):
+    rig = visitor_turn(tmp_path, camera_cls=WashedOutArrivals, seed=3)
+    rig.visitor_random_move()
+    assert isinstance(rig.camera, WashedOutArrivals)
+    rig.camera.confidence = confidence
+    rig.camera.arm()                    # from the robot's move on
+    state = rig.run_until({"visitor_turn", "place_piece"}, limit=5000)
+    return rig, state
+
+
+def kinds(rig, kind: str) -> list:
+    return [r for r in read_records(rig.state_dir / "journal.jsonl") if r.kind == kind]
+
+
+def test_a_piece_the_camera_cannot_make_out_where_the_robot_put_it_is_taken_as_carried(tmp_path):
+    rig, state = robot_moves_into_a_veil(tmp_path, 0.6)
+    assert state == "visitor_turn", rig.ctrl.view()
+    view = rig.ctrl.view()
+    assert view.ply == 2
+    robot_move = kinds(rig, "robot_move")[-1]
+    destination = str(robot_move.get("move")).split("-")[1].split("x")[0]
+    carried = kinds(rig, "unsure_carried")
+    assert carried and carried[-1].get("squares") == [destination]
+    # no retry: the gantry carried the piece once, and the world holds what the game believes
+    assert not [r for r in kinds(rig, "plan") if r.get("purpose") == "move"]
+    assert rig.world.square_pieces() == view.board.pieces()
+    # the visitor's turn does not flash "I could not see your move" over the same picture
+    rig.step(60)
+    assert rig.ctrl.view().state == "visitor_turn"
+    assert not kinds(rig, "fix_board")
+
+
+def test_a_piece_the_camera_is_sure_is_not_there_is_still_asked_for(tmp_path):
+    rig, state = robot_moves_into_a_veil(tmp_path, 0.97)
+    # the piece left its square and the camera is sure it is not where it went: it is nowhere
+    # the camera sees, and storage has none to spare, so a person is asked
+    assert state == "place_piece", rig.ctrl.view()
+    assert rig.ctrl.message == "place_piece.missing_pieces"
+    assert not kinds(rig, "unsure_carried")
+
+
+class GlareLikeAMove(WorldCamera):
+    """Reads the world exactly, except that once `move` is set, its from-square is read empty and its
+    to-square as the piece that moves, both 0.6 sure: a veil of light that looks like a move."""
+
+    move: tuple[int, int, Piece] | None = None
+
+    def read_latest(self) -> CameraReading | None:
+        reading = super().read_latest()
+        if reading is None or not reading.ok or self.move is None:
+            return reading
+        src, dst, piece = self.move
+        squares, confidence = list(reading.squares), list(reading.confidence)
+        squares[src], confidence[src] = None, 0.6
+        squares[dst], confidence[dst] = piece, 0.6
+        return CameraReading(reading.seq, reading.t, True, None, tuple(squares), tuple(confidence))
+
+
+def test_the_picture_the_robots_move_was_taken_in_is_no_move_to_ask_about(tmp_path):
+    rig = visitor_turn(tmp_path, camera_cls=GlareLikeAMove, seed=4)
+    rig.visitor_random_move()
+    rig.run_until({"robot_moving"})
+    # the robot's move is played in the game already: veil a move the visitor could make next,
+    # away from the squares the robot touches, before the camera checks the robot's move
+    board = rig.ctrl.view().board
+    robot = str(kinds(rig, "robot_move")[-1].get("move"))
+    touched = {parse_square(name, board.size) for name in robot.replace("x", "-").split("-")}
+    glare = next(m for m in board.legal_moves if m.from_sq not in touched and m.to_sq not in touched
+                 and not board.captures_of(m))
+    assert isinstance(rig.camera, GlareLikeAMove)
+    rig.camera.move = (glare.from_sq, glare.to_sq, board.piece_at(glare.from_sq))
+    assert rig.run_until({"visitor_turn", "place_piece"}) == "visitor_turn"
+    assert kinds(rig, "unsure_untouched")
+    rig.step(60)                        # the same still picture, 6 s: the veil still looks like a move
+    assert rig.ctrl.view().state == "visitor_turn"
+    assert not kinds(rig, "fix_board"), kinds(rig, "fix_board")
+    assert rig.ctrl.view().ply == 2
+
+
+class OldPictureInDoubt(WorldCamera):
+    """Reads the world exactly, except that once `frozen` is set, those squares are read as it says,
+    0.6 sure: a veil over both squares of the robot's move that keeps showing them as before."""
+
+    frozen: dict[int, Piece | None] | None = None
+
+    def read_latest(self) -> CameraReading | None:
+        reading = super().read_latest()
+        if reading is None or not reading.ok or self.frozen is None:
+            return reading
+        squares, confidence = list(reading.squares), list(reading.confidence)
+        for sq, piece in self.frozen.items():
+            squares[sq], confidence[sq] = piece, 0.6
+        return CameraReading(reading.seq, reading.t, True, None, tuple(squares), tuple(confidence))
+
+
+class SlipOnce(WorldGantry):
+    """The first carry once armed catches nothing (the magnet slips), as the simulated controller's
+    `miss` fault does; the gantry reports it carried, as a real one would."""
+
+    slip_armed: bool = False
+
+    def poll(self):
+        if self.slip_armed and self.queue and self.queue[0][0] == "carry":
+            kind, job, transfers, i = self.queue[0]
+            if i < len(transfers):
+                self.slip_armed = False
+                t = transfers[i]
+                self.carried.append(t)
+                self.queue[0] = (kind, job, transfers, i + 1)
+                return [GantryEvent(GantryEventKind.STEP, job, i, len(transfers), transfer=t)]
+        return super().poll()
+
+
+def robot_move_under_a_veil(tmp_path, slip: bool):
+    """The robot's move with both its squares read as before it, in doubt; `slip`: its first carry misses."""
+    rig = Rig(tmp_path, seed=5)
+    camera = rig.camera = OldPictureInDoubt(rig.world, rig.clock)
+    gantry = rig.gantry = SlipOnce(rig.world)
+    rig.ctrl = rig.make()
+    rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
+    rig.run_until({"visitor_turn"})
+    rig.visitor_random_move()
+    board = rig.ctrl.view().board
+    assert board is not None
+    ply = len(board.move_stack)
+    gantry.slip_armed = slip
+    for _ in range(200):
+        rig.step()
+        records = kinds(rig, "robot_move")
+        if records and camera.frozen is None:
+            src, dst = (parse_square(name, board.size) for name in str(records[-1].get("move")).split("x")[0].split("-"))
+            played = rig.ctrl.view().board          # the robot's move is played in the game already
+            assert played is not None
+            camera.frozen = {src: played.piece_at(dst), dst: None}
+        if rig.ctrl.view().state in ("visitor_turn", "place_piece") and rig.ctrl.view().ply > ply:
+            break
+    return rig
+
+
+@pytest.mark.parametrize("slip", [False, True])
+def test_a_carry_the_camera_can_confirm_nowhere_is_tried_again_then_taken(tmp_path, slip):
+    rig = robot_move_under_a_veil(tmp_path, slip)
+    view = rig.ctrl.view()
+    assert view.state == "visitor_turn", view
+    retries = [r for r in kinds(rig, "plan") if r.get("purpose") == "move"]
+    assert [r.get("attempt") for r in retries] == [1, 2]
+    assert kinds(rig, "unsure_carried")[-1].get("squares") == sorted(
+        square_name(sq, view.board.size) for sq in rig.camera.frozen)
+    # the slip was put right by the retry: the table holds what the game believes
+    assert rig.world.square_pieces() == view.board.pieces()
