@@ -41,6 +41,16 @@ def answer_which(view: ControllerView, played: Move | None, touch: Touch | None)
     return otn
 
 
+def answer_hands_off(view: ControllerView, world: SimWorld, hands_off: Callable[[], None] | None) -> bool:
+    """Asked whether a hand is over the board (the view's `asks_hands_off`: the camera has refused a still
+    picture for glare alone), a visitor whose hand is not over it says so, as a person looking at the
+    board does; True when they touched "Nothing is over the board"."""
+    if hands_off is None or not view.asks_hands_off or world.hand_over_board():
+        return False
+    hands_off()
+    return True
+
+
 @dataclass
 class VisitorStyle:
     """How this visitor plays."""
@@ -66,6 +76,7 @@ class SimVisitor:
     rng: random.Random
     style: VisitorStyle = field(default_factory=VisitorStyle)
     touch: Touch | None = None       # the screen's move buttons (answer_which); None: never touches them
+    say_hands_off: Callable[[], None] | None = None   # "Nothing is over the board" (answer_hands_off)
     illegal_moves: int = 0
     forgotten_captures: int = 0
     fixes: int = 0
@@ -87,6 +98,9 @@ class SimVisitor:
             self._next_at = now + delay
         if now < self._next_at or self.world.hand_over_board():
             return None
+        if answer_hands_off(view, self.world, self.say_hands_off):
+            self._next_at = now + self.style.read_screen_s
+            return "said no hand is over the board"
         touched = answer_which(view, self._played, self.touch)
         if touched is not None:
             self.answered += 1
@@ -249,6 +263,7 @@ class MuseumVisitor:
     asked: int = 0                 # times the screen asked them to put pieces on squares
     helped: int = 0                # times they did
     touch: Touch | None = None     # the screen's move buttons (answer_which)
+    say_hands_off: Callable[[], None] | None = None   # "Nothing is over the board" (answer_hands_off)
     _waiting_ply: int = -1
     _last_state: str = ""
     _played: Move | None = None
@@ -273,6 +288,9 @@ class MuseumVisitor:
             elif view.state == State.VISITOR_TURN:
                 self.next_at = now + p.think_s(self.rng)
         if now < self.next_at or self.world.hand_over_board():
+            return self.next_at
+        if answer_hands_off(view, self.world, self.say_hands_off):
+            self.next_at = now + self.rng.uniform(2.0, 5.0)
             return self.next_at
         if answer_which(view, self._played, self.touch) is not None:
             self.next_at = now + self.rng.uniform(2.0, 5.0)

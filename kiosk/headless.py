@@ -81,7 +81,8 @@ class Autoplay:
         self.faults = FaultPlan(options.faults, random.Random(options.seed * 7919 + 1))
         self.rig = SimKiosk(config, state_dir, options.variants[0], settings, clock=clock)
         self.visitor = SimVisitor(self.rig.world, random.Random(options.seed * 31 + 7), options.visitor,
-                                  touch=lambda otn: self.rig.controller.choose_move(otn))
+                                  touch=lambda otn: self.rig.controller.choose_move(otn),
+                                  say_hands_off=lambda: self.rig.controller.hands_off())
         self.results: list[GameResult] = []
         self._pending: list[tuple[float, str, Callable[[], object]]] = []
         #: a power cut drawn for this robot move, waiting for a piece on the magnet

@@ -259,7 +259,9 @@ class MuseumDay(Autoplay):
         now = self.clock()
         if self.stuck_watch.see(key, now, view.state in WORKING or view.resetting, bool(view.staff_notice)):
             self.totals.stuck += 1
-            self.out(f"STUCK in {view.state} for {now - self.stuck_watch.since:.0f} s")
+            camera = "camera reads the board" if view.camera_ok else \
+                f"camera: {view.camera_reason}{', asks whether a hand is over it' if view.asks_hands_off else ''}"
+            self.out(f"STUCK in {view.state} for {now - self.stuck_watch.since:.0f} s ({camera})")
         if self.ended_at is not None and view.state == State.GAME_OVER and not view.resetting and not view.missing:
             self.totals.turnarounds.append(now - self.ended_at)     # ready for the next game's first move
             self.ended_at = None
@@ -288,7 +290,8 @@ class MuseumDay(Autoplay):
     def visit(self, number: int) -> Game:
         persona = self.personas.pop(0) if self.personas else Persona.draw(self.people, self.variants, self.level)
         person = MuseumVisitor(self.rig.world, random.Random(self.people.randrange(1 << 30)), persona,
-                               touch=lambda otn: self.rig.controller.choose_move(otn))   # (a power cut makes a new one)
+                               touch=lambda otn: self.rig.controller.choose_move(otn),   # (a power cut makes a new one)
+                               say_hands_off=lambda: self.rig.controller.hands_off())
         game = Game(number, persona, person=person)
         self.faults.new_game()
         self._cut_armed = False

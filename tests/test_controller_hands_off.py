@@ -8,9 +8,12 @@ renderer's refused picture (tests/test_vision_hands_off.py); then the whole cont
 """
 from __future__ import annotations
 
+import random
+
 import numpy as np
 
 from calibration.config import Config
+from kiosk.autoplay import SimVisitor, VisitorStyle
 from kiosk.board_watch import HANDS_OFF_ASK_S, BoardWatch
 from kiosk.camera_thread import CameraThread, Frame
 from kiosk.ports import CameraReading
@@ -133,3 +136,24 @@ def test_the_kiosk_asks_and_takes_the_visitor_s_move_once_told_no_hand_is_over_t
             break
     assert rig.ctrl.view().state == "visitor_turn" and rig.ctrl.view().ply == 2
     assert rig.camera.calls == 2
+
+
+def test_the_simulated_visitor_says_no_hand_is_over_the_board_when_asked_as_a_person_does(tmp_path):
+    """The simulation's visitors (kiosk/autoplay.answer_hands_off) answer the question a person at the
+    kiosk would: before, a museum day in a light the reader refuses for glare alone waited for good."""
+    rig = visitor_turn(tmp_path, GlareCamera, seed=4)
+    assert isinstance(rig.camera, GlareCamera)
+    rig.camera.glare = True
+    visitor = SimVisitor(rig.world, random.Random(1), VisitorStyle(illegal_rate=0.0, forget_capture_rate=0.0),
+                         say_hands_off=rig.ctrl.hands_off)
+    said = []
+    for _ in range(600):
+        rig.step()
+        done = visitor.act(rig.ctrl.view(), rig.clock.now)
+        if done == "said no hand is over the board":
+            assert not rig.world.hand_over_board()
+            said.append(rig.clock.now)
+        if rig.ctrl.view().ply >= 2:
+            break
+    assert rig.ctrl.view().ply >= 2, rig.ctrl.view()        # the visitor's move taken, the robot's checked
+    assert said and rig.camera.calls == len(said)
