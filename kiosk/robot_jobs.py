@@ -42,7 +42,7 @@ RETRY_OFFSETS_MM: tuple[tuple[float, float], ...] = (
 #: more differences than this after a robot move is not a robot slip but a disturbed board
 MAX_ROBOT_DIFF = 6
 #: a carry the camera can confirm on none of its squares (all in doubt) is tried this many more times
-#: before the gantry's word is taken (RobotJobs._carried_in_doubt): the centre again, then one offset
+#: before a person is asked to look (RobotJobs._unseen_carry): the centre again, then one offset
 DOUBT_RETRIES = 2
 #: seconds between homing attempts while the gantry is in error
 HOME_RETRY_S = 3.0
@@ -60,6 +60,8 @@ class Goal:
     interrupted: bool = False         # the last plan stopped on a gantry error: not a failed attempt
     last_plan: list[Transfer] = field(default_factory=list)
     scope: frozenset[int] | None = None   # squares the robot may touch (None: all)
+    asked_at: float | None = None     # when a person was asked to put right carries the camera could not see
+    answered: bool = False            # ... and staff said the pieces are back (a hand on the board says so too)
 
 
 class JobHost(Protocol):
@@ -152,6 +154,14 @@ class RobotJobs:
             return
         if diff:
             observed, diff = self._taken_in_doubt(goal, still, observed, diff)
+        if diff and self._unseen_carry(goal, still, diff):
+            if goal.asked_at is not None:
+                return          # the person asked has not touched the board yet (a hand ends the still run)
+            if goal.attempts >= DOUBT_RETRIES:
+                # retried, and the camera still cannot tell whether the piece came: a person looks
+                goal.asked_at = self.clock()
+                self.host.ask_person(diff, "place_piece.missed_pickup")
+                return
         if not diff:
             self._reached(goal, observed)
             return
@@ -182,25 +192,27 @@ class RobotJobs:
           touch them, so they hold what they held (`unsure_untouched`);
         - after a plan the gantry carried out to the end, when every difference left is in doubt
           and on a square that plan carried a piece to or from, and the camera confirms each such
-          carry on another of its squares or it has been tried again (`_carried_in_doubt`): the
-          gantry's word stands (`unsure_carried`).
+          carry on another of its squares, or a person was asked to put it right (`_carried_in_doubt`):
+          the gantry's (or the person's) word stands (`unsure_carried`).
 
         WHY the second: a piece the camera cannot make out where the robot just put it (a white
         defender washed out in dim light under a lamp's veil) was retried as a missed pickup:
         re-planned from the camera's guess, it drew a second piece from storage onto it, or a
         piece from a slot already emptied, nine times, then called staff, who found the board
         right and could not make the camera see it. A hard-light museum day lost a game that way
-        (32 staff calls for one defender on f7). Taking both squares of a carry on trust, though,
-        took a missed pickup under a veil for a move made (a desync on another hard-light day), hence
-        the camera's confirmation or the retries first. A sure difference anywhere is acted on as
-        before, and the squares in doubt with it (the retry needs the camera's best guess).
+        (32 staff calls for one defender on f7). Taking a carry the camera confirms nowhere on trust,
+        though, took a missed pickup under a veil for a move made, and a piece drawn from a slot the
+        ledger wrongly had full for one put down (a desync on each of two hard-light days): such a
+        carry is retried DOUBT_RETRIES times, then a person is asked once (advance). A sure
+        difference anywhere is acted on as before, and the squares in doubt with it (the retry needs
+        the camera's best guess).
         """
         kept: set[int] = set()
         if goal.scope is not None:
             kept = self.watch.untouched_in_doubt(still, diff, goal.scope)
             self._record_kept("unsure_untouched", kept, "which the robot did not touch")
         rest = {sq for sq in diff if sq not in kept}
-        if rest and self._carried_in_doubt(goal, still, diff, rest):
+        if rest and self._carried_in_doubt(goal, still, {sq: diff[sq] for sq in rest}):
             self._record_kept("unsure_carried", rest, "where the robot carried pieces")
             kept |= rest
         if not kept:
@@ -210,25 +222,38 @@ class RobotJobs:
         return observed, {sq: p for sq, p in diff.items() if sq not in kept}
 
     @staticmethod
-    def _carried_in_doubt(goal: Goal, still: StableEvent, diff: dict[int, Piece | None], rest: set[int]) -> bool:
-        """True when every difference in `rest` is in doubt, on a square of a transfer of the plan the
-        gantry carried out to the end, and each such transfer is either confirmed by the camera
-        (another of its squares read surely as planned: the piece surely left, or surely arrived) or
-        has been tried DOUBT_RETRIES more times (`goal.attempts`). A transfer the camera can confirm
-        nowhere (from a storage slot, or with both its squares in doubt) is tried again first, planned
-        from the camera's best guess as any retry: a missed pickup under a veil is put right, and a
-        piece already carried is not harmed (the magnet finds nothing left to pick up)."""
+    def _carries_in_doubt(goal: Goal, still: StableEvent, diff: dict[int, Piece | None]) -> list[list[int]] | None:
+        """The board squares of each carry of the last plan that touches a difference, when every
+        difference is in doubt and on such a carry, after a plan the gantry carried out to the end;
+        None otherwise (a sure difference, one where the plan carried nothing, no plan carried)."""
         if goal.phase != Phase.VERIFY or goal.interrupted or not goal.last_plan:
-            return False
-        if any(still.confidence[sq] >= SURE for sq in rest):
-            return False
+            return None
+        if any(still.confidence[sq] >= SURE for sq in diff):
+            return None
         touching = [[sq for sq in (t.src, t.dst) if isinstance(sq, int)] for t in goal.last_plan]
-        touching = [squares for squares in touching if rest & set(squares)]
-        if not rest <= {sq for squares in touching for sq in squares}:
-            return False            # a difference where the plan carried nothing
-        if goal.attempts >= DOUBT_RETRIES:
+        touching = [squares for squares in touching if set(diff) & set(squares)]
+        if not set(diff) <= {sq for squares in touching for sq in squares}:
+            return None
+        return touching
+
+    @classmethod
+    def _carried_in_doubt(cls, goal: Goal, still: StableEvent, diff: dict[int, Piece | None]) -> bool:
+        """True when the differences are carries in doubt (`_carries_in_doubt`) the camera confirms
+        (another square of each read surely as planned: the piece surely left, or surely arrived), or
+        that a person asked to put them right has seen to (`Goal.asked_at`: a hand on the board since,
+        which ends the still run, or staff's "pieces are back", `Goal.answered`)."""
+        touching = cls._carries_in_doubt(goal, still, diff)
+        if touching is None:
+            return False
+        if goal.asked_at is not None and (goal.answered or still.since > goal.asked_at):
             return True
         return all(any(sq not in diff and still.confidence[sq] >= SURE for sq in squares) for squares in touching)
+
+    @classmethod
+    def _unseen_carry(cls, goal: Goal, still: StableEvent, diff: dict[int, Piece | None]) -> bool:
+        """The differences are carries in doubt the camera confirms nowhere (from a storage slot, or with
+        both squares in doubt) and no person has seen to: after DOUBT_RETRIES retries a person is asked."""
+        return cls._carries_in_doubt(goal, still, diff) is not None and not cls._carried_in_doubt(goal, still, diff)
 
     def _record_kept(self, kind: str, squares: set[int], where: str) -> None:
         if not squares:

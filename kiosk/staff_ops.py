@@ -128,6 +128,7 @@ class StaffOps:
         log.info("staff: pieces are back; storage counted again for %s", variant)
         if c.jobs.goal is not None and c.state == State.PLACE_PIECE:
             c.jobs.goal.attempts = 0
+            c.jobs.goal.answered = True          # staff have looked: a carry the camera cannot see is taken
             c.resume_goal_state(c.jobs.goal.purpose)
 
     # "count storage again" is the same act seen from the other side: staff counted

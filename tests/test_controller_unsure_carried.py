@@ -184,13 +184,22 @@ def robot_move_under_a_veil(tmp_path, slip: bool):
 
 
 @pytest.mark.parametrize("slip", [False, True])
-def test_a_carry_the_camera_can_confirm_nowhere_is_tried_again_then_taken(tmp_path, slip):
+def test_a_carry_the_camera_can_confirm_nowhere_is_retried_then_a_person_looks_once(tmp_path, slip):
     rig = robot_move_under_a_veil(tmp_path, slip)
     view = rig.ctrl.view()
-    assert view.state == "visitor_turn", view
+    # tried twice more (a slipped pickup is put right so), then a person is asked, once
+    assert view.state == "place_piece", view
+    assert rig.ctrl.message == "place_piece.missed_pickup"
     retries = [r for r in kinds(rig, "plan") if r.get("purpose") == "move"]
     assert [r.get("attempt") for r in retries] == [1, 2]
+    assert not kinds(rig, "unsure_carried")
+    rig.step(50)                        # nobody has touched the board: the kiosk waits, asking nothing more
+    assert rig.ctrl.view().state == "place_piece" and len(kinds(rig, "place_piece")) == 1
+    assert len([r for r in kinds(rig, "plan") if r.get("purpose") == "move"]) == 2
+    # the person's hand over the squares (the camera still cannot make them out): their word stands
+    rig.world.set_squares(dict(rig.ctrl.view().fix_squares))
+    assert rig.run_until({"visitor_turn"}) == "visitor_turn"
+    view = rig.ctrl.view()
     assert kinds(rig, "unsure_carried")[-1].get("squares") == sorted(
         square_name(sq, view.board.size) for sq in rig.camera.frozen)
-    # the slip was put right by the retry: the table holds what the game believes
     assert rig.world.square_pieces() == view.board.pieces()
