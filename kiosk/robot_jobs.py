@@ -44,6 +44,8 @@ MAX_ROBOT_DIFF = 6
 #: a carry the camera can confirm on none of its squares (all in doubt) is tried this many more times
 #: before a person is asked to look (RobotJobs._unseen_carry): the centre again, then one offset
 DOUBT_RETRIES = 2
+#: a goal that has waited this long for a still board says so in the log, once (RobotJobs._waiting)
+CAMERA_WAIT_LOG_S = 60.0
 #: seconds between homing attempts while the gantry is in error
 HOME_RETRY_S = 3.0
 
@@ -61,6 +63,7 @@ class Goal:
     last_plan: list[Transfer] = field(default_factory=list)
     scope: frozenset[int] | None = None   # squares the robot may touch (None: all)
     asked_at: float | None = None     # when a person was asked to put right carries the camera could not see
+    waited_told: bool = False         # the long wait for a still board has been logged (RobotJobs._waiting)
     answered: bool = False            # ... and staff said the pieces are back (a hand on the board says so too)
 
 
@@ -139,6 +142,7 @@ class RobotJobs:
         # the first still frames taken after the gantry stopped (or the goal began)
         still = self.watch.still(goal.not_before)
         if still is None:
+            self._waiting(goal)
             return
         observed = pieces_of(still.probabilities)
         if self.planner is None:
@@ -166,6 +170,18 @@ class RobotJobs:
             self._reached(goal, observed)
             return
         self._plan(goal, observed, diff)
+
+    def _waiting(self, goal: Goal) -> None:
+        """Log once when a goal has waited CAMERA_WAIT_LOG_S for a still board, and why: the gantry
+        stands idle then and nothing else says so (a board refused as "hand over board" in light that
+        stays, a camera unplugged; the screen shows the camera's panel)."""
+        waited = self.clock() - goal.not_before
+        if goal.waited_told or waited < CAMERA_WAIT_LOG_S:
+            return
+        goal.waited_told = True
+        why = self.watch.camera_reason if not self.watch.camera_ok else "the board is read but not still"
+        log.warning("the robot's %s has waited %.0f s for a still board: %s%s", goal.purpose.value, waited, why,
+                    " (the visitor is asked whether a hand is over it)" if self.watch.asks_hands_off else "")
 
     def _king_checked(self, observed: dict[int, Piece], still: StableEvent) -> dict[int, Piece]:
         """`observed` with a king the camera only guessed read as a defender while the king is parked

@@ -13,11 +13,14 @@ the robot's move was confirmed in spite of.
 """
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from engine import Piece, Side, parse_square, square_name
 from kiosk.journal import read_records
 from kiosk.ports import CameraReading, GantryEvent, GantryEventKind
+from kiosk.robot_jobs import CAMERA_WAIT_LOG_S
 from tests.helpers.fakes import WorldCamera, WorldGantry
 from tests.helpers.rig import Rig, visitor_turn
 
@@ -203,3 +206,28 @@ def test_a_carry_the_camera_can_confirm_nowhere_is_retried_then_a_person_looks_o
     assert kinds(rig, "unsure_carried")[-1].get("squares") == sorted(
         square_name(sq, view.board.size) for sq in rig.camera.frozen)
     assert rig.world.square_pieces() == view.board.pieces()
+
+
+class RefusesAfterArming(WorldCamera):
+    """Reads the world exactly until `refusing` is set, then refuses every picture as a hand."""
+
+    refusing: bool = False
+
+    def read_latest(self) -> CameraReading | None:
+        if not self.refusing:
+            return super().read_latest()
+        self.seq += 1
+        return CameraReading(self.seq, self.clock(), False, "hand over board")
+
+
+def test_a_robot_waiting_long_for_a_still_board_says_so_in_the_log_once(tmp_path, caplog):
+    rig = visitor_turn(tmp_path, camera_cls=RefusesAfterArming, seed=3)
+    rig.visitor_random_move()
+    assert isinstance(rig.camera, RefusesAfterArming)
+    rig.run_until({"robot_moving"})
+    rig.camera.refusing = True
+    with caplog.at_level(logging.WARNING, logger="kiosk.robot_jobs"):
+        rig.step(int(CAMERA_WAIT_LOG_S / 0.1) + 50)
+    assert rig.ctrl.view().state == "verify"
+    told = [r.getMessage() for r in caplog.records if "waited" in r.getMessage()]
+    assert len(told) == 1 and "hand over board" in told[0], told
