@@ -289,10 +289,8 @@ class MuseumVisitor:
                 self.next_at = now + p.think_s(self.rng)
         if now < self.next_at or self.world.hand_over_board():
             return self.next_at
-        if answer_hands_off(view, self.world, self.say_hands_off):
-            self.next_at = now + self.rng.uniform(2.0, 5.0)
-            return self.next_at
-        if answer_which(view, self._played, self.touch) is not None:
+        if answer_hands_off(view, self.world, self.say_hands_off) \
+                or answer_which(view, self._played, self.touch) is not None:
             self.next_at = now + self.rng.uniform(2.0, 5.0)
             return self.next_at
         if view.state in (State.FIX_BOARD, State.PLACE_PIECE) and view.fix_squares:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Callable, Protocol
 
 from calibration.config import Config
@@ -42,7 +43,7 @@ RETRY_OFFSETS_MM: tuple[tuple[float, float], ...] = (
 #: more differences than this after a robot move is not a robot slip but a disturbed board
 MAX_ROBOT_DIFF = 6
 #: a carry the camera can confirm on none of its squares (all in doubt) is tried this many more times
-#: before a person is asked to look (RobotJobs._unseen_carry): the centre again, then one offset
+#: before a person is asked to look (RobotJobs._carry_doubt): the centre again, then one offset
 DOUBT_RETRIES = 2
 #: a goal that has waited this long for a still board says so in the log, once (RobotJobs._waiting)
 CAMERA_WAIT_LOG_S = 60.0
@@ -63,8 +64,15 @@ class Goal:
     last_plan: list[Transfer] = field(default_factory=list)
     scope: frozenset[int] | None = None   # squares the robot may touch (None: all)
     asked_at: float | None = None     # when a person was asked to put right carries the camera could not see
-    waited_told: bool = False         # the long wait for a still board has been logged (RobotJobs._waiting)
     answered: bool = False            # ... and staff said the pieces are back (a hand on the board says so too)
+    waited_told: bool = False         # the long wait for a still board has been logged (RobotJobs._waiting)
+
+
+class CarryDoubt(Enum):
+    """What the camera's doubt over the squares of the robot's last carries comes to (RobotJobs._carry_doubt)."""
+
+    SEEN_TO = "seen_to"     # confirmed on another of each carry's squares, or a person has seen to it
+    UNSEEN = "unseen"       # confirmed nowhere and nobody has looked: retried, then a person is asked
 
 
 class JobHost(Protocol):
@@ -158,7 +166,7 @@ class RobotJobs:
             return
         if diff:
             observed, diff = self._taken_in_doubt(goal, still, observed, diff)
-        if diff and self._unseen_carry(goal, still, diff):
+        if diff and self._carry_doubt(goal, still, diff) is CarryDoubt.UNSEEN:
             if goal.asked_at is not None:
                 return          # the person asked has not touched the board yet (a hand ends the still run)
             if goal.attempts >= DOUBT_RETRIES:
@@ -208,7 +216,7 @@ class RobotJobs:
           touch them, so they hold what they held (`unsure_untouched`);
         - after a plan the gantry carried out to the end, when every difference left is in doubt
           and on a square that plan carried a piece to or from, and the camera confirms each such
-          carry on another of its squares, or a person was asked to put it right (`_carried_in_doubt`):
+          carry on another of its squares, or a person was asked to put it right (`_carry_doubt`):
           the gantry's (or the person's) word stands (`unsure_carried`).
 
         WHY the second: a piece the camera cannot make out where the robot just put it (a white
@@ -228,7 +236,7 @@ class RobotJobs:
             kept = self.watch.untouched_in_doubt(still, diff, goal.scope)
             self._record_kept("unsure_untouched", kept, "which the robot did not touch")
         rest = {sq for sq in diff if sq not in kept}
-        if rest and self._carried_in_doubt(goal, still, {sq: diff[sq] for sq in rest}):
+        if rest and self._carry_doubt(goal, still, {sq: diff[sq] for sq in rest}) is CarryDoubt.SEEN_TO:
             self._record_kept("unsure_carried", rest, "where the robot carried pieces")
             kept |= rest
         if not kept:
@@ -238,10 +246,14 @@ class RobotJobs:
         return observed, {sq: p for sq, p in diff.items() if sq not in kept}
 
     @staticmethod
-    def _carries_in_doubt(goal: Goal, still: StableEvent, diff: dict[int, Piece | None]) -> list[list[int]] | None:
-        """The board squares of each carry of the last plan that touches a difference, when every
-        difference is in doubt and on such a carry, after a plan the gantry carried out to the end;
-        None otherwise (a sure difference, one where the plan carried nothing, no plan carried)."""
+    def _carry_doubt(goal: Goal, still: StableEvent, diff: dict[int, Piece | None]) -> CarryDoubt | None:
+        """After a plan the gantry carried out to the end, when every difference is in doubt and on a
+        square a carry of that plan touched: SEEN_TO when the camera confirms each such carry (another
+        of its squares read surely as planned: the piece surely left, or surely arrived) or a person
+        asked to put them right has seen to it (`Goal.asked_at`: a hand on the board since, which ends
+        the still run, or staff's "pieces are back", `Goal.answered`); else UNSEEN (from a storage
+        slot, or with both squares in doubt). None otherwise (a sure difference, one where the plan
+        carried nothing, no plan carried)."""
         if goal.phase != Phase.VERIFY or goal.interrupted or not goal.last_plan:
             return None
         if any(still.confidence[sq] >= SURE for sq in diff):
@@ -250,26 +262,10 @@ class RobotJobs:
         touching = [squares for squares in touching if set(diff) & set(squares)]
         if not set(diff) <= {sq for squares in touching for sq in squares}:
             return None
-        return touching
-
-    @classmethod
-    def _carried_in_doubt(cls, goal: Goal, still: StableEvent, diff: dict[int, Piece | None]) -> bool:
-        """True when the differences are carries in doubt (`_carries_in_doubt`) the camera confirms
-        (another square of each read surely as planned: the piece surely left, or surely arrived), or
-        that a person asked to put them right has seen to (`Goal.asked_at`: a hand on the board since,
-        which ends the still run, or staff's "pieces are back", `Goal.answered`)."""
-        touching = cls._carries_in_doubt(goal, still, diff)
-        if touching is None:
-            return False
         if goal.asked_at is not None and (goal.answered or still.since > goal.asked_at):
-            return True
-        return all(any(sq not in diff and still.confidence[sq] >= SURE for sq in squares) for squares in touching)
-
-    @classmethod
-    def _unseen_carry(cls, goal: Goal, still: StableEvent, diff: dict[int, Piece | None]) -> bool:
-        """The differences are carries in doubt the camera confirms nowhere (from a storage slot, or with
-        both squares in doubt) and no person has seen to: after DOUBT_RETRIES retries a person is asked."""
-        return cls._carries_in_doubt(goal, still, diff) is not None and not cls._carried_in_doubt(goal, still, diff)
+            return CarryDoubt.SEEN_TO
+        confirmed = all(any(sq not in diff and still.confidence[sq] >= SURE for sq in squares) for squares in touching)
+        return CarryDoubt.SEEN_TO if confirmed else CarryDoubt.UNSEEN
 
     def _record_kept(self, kind: str, squares: set[int], where: str) -> None:
         if not squares:
