@@ -114,11 +114,36 @@ def test_a_spot_on_the_edge_alone_or_one_crossing_inside_alone_is_no_hand(reader
 def test_a_narrow_veil_s_streak_in_from_the_edge_lit_like_glare_is_no_fingertip(reader):
     """Hard light, seeds 103M, a game's scene: a narrow veil's streak running in from the edge along a line
     hid a border crossing's line into the board and the next crossing along it (209-237 grey levels where the
-    board's wood had 90). Lit like glare's core (GLARE_BRIGHTNESS times the board's wood), it is no fingertip;
-    the same patch no brighter than the wood is one."""
+    board's wood had 90). Lit like glare's core, it is no fingertip; the same patch no brighter than the wood
+    is one."""
     p = reader.geometry.pitch
     dim = (_board(reader).astype(np.float64) * 90.0 / WOOD).astype(np.uint8)      # wood 90, lines 58, frame 32
     streak = _patch(reader, dim, -10.0, 1.3 * p, 4.6 * p, 5.4 * p, 200)
     assert not _occluded(reader, streak)
     tip = _patch(reader, dim, -10.0, 1.3 * p, 4.6 * p, 5.4 * p, 100)
     assert _occluded(reader, tip)
+
+
+@pytest.mark.parametrize("light, hand", [(1.2, True), (1.55, False)])
+def test_a_lone_crossing_lit_well_over_the_board_s_wood_is_no_fingertip(reader, light, hand):
+    """Hard light, fresh seeds 113,010,017: a lamp's streak along the board's top rows hid one crossing inside
+    (1.56 times the board's wood) and the line in from the edge beside it. A fingertip lights nothing: the
+    ones this rule alone catches lie at 0.5 to 1.26 times the board's wood (vision/occlusion.TIP_LIGHT)."""
+    p = reader.geometry.pitch
+    dim = (_board(reader).astype(np.float64) * 90.0 / WOOD).astype(np.uint8)
+    patch = _patch(reader, dim, -10.0, 1.3 * p, 4.6 * p, 5.4 * p, int(round(90 * light)))
+    assert _occluded(reader, patch) is hand
+
+
+def test_a_lamp_s_streak_along_the_top_rows_is_read():
+    sample, image = foreign_vision.frame("hard", 113_000_000, 10)
+    reading = BoardReader(Config(), sample.board).read(image, track=False)
+    assert reading.probabilities.shape[1] == 4
+
+
+def test_a_fingertip_under_a_veil_a_quarter_brighter_than_the_board_is_a_hand():
+    """Hard light, fresh seeds 113,015,029: the brightest fingertip this rule alone catches (1.26 times the
+    board's wood, under a veil of 0.85)."""
+    sample, image = foreign_vision.frame("hard", 113_000_000, 15, arm=True)
+    with pytest.raises(NotReadable, match="hand over board"):
+        BoardReader(Config(), sample.board).read(image, track=False)

@@ -58,6 +58,10 @@ from vision.shape import WHITE, pixel_noise
 # A patch of hidden crossings whose wood is everywhere brighter than this
 # many times the board's median wood is the core of a glare patch, not a hand.
 GLARE_BRIGHTNESS = 1.8
+# A lone crossing inside hidden next to a line gone at the board's edge (GridChecker.occluded, a fingertip)
+# counts only where its wood is lit at most this many times the board's median wood: a fingertip lights
+# nothing, and a veil's streak along the edge leaves those two cues where it lies brighter than that.
+TIP_LIGHT = 1.4
 # A line darker than its wood by more than this many noise sigmas is seen, however
 # faint against the wood (a veil's light over it): a hand leaves no line at all.
 LINE_SNR = 3.0
@@ -333,8 +337,8 @@ class GridChecker:
         other, diagonals too, was not enough: hard light, fresh seeds 99,022,017, a dim soft frame whose
         lines were faint everywhere, had five such border crossings and two lone hidden ones inside, one
         of them diagonally beside a border one, and was refused as "hand over board". Nor is a crossing
-        inside where the picture is nearly white (NEAR_WHITE), as a border one is not, nor one lit like
-        glare's core (GLARE_BRIGHTNESS times the board's wood: a narrow veil's streak in from the edge).
+        inside where the picture is nearly white (NEAR_WHITE), as a border one is not, nor one lit over
+        TIP_LIGHT times the board's wood (a veil's streak in from the edge or along it).
 
         `trusted`: the visitor has said no hand is over this still picture (vision/reader.BoardReader.hands_off).
         A patch all where the picture as taken is nearly white then makes no hand, however large the patch
@@ -355,18 +359,24 @@ class GridChecker:
         # like glare's core, as `_largest` leaves such patches out (hard light, seeds 103M, a game's scene: a
         # narrow veil's streak running in from the edge along a line, its crossings at 209-237 grey levels
         # where the board's wood had 90, refused three plies of the game as "hand over board")
-        seen = (np.nan_to_num(vis.wood, nan=WHITE) <= NEAR_WHITE) & ~lit_like_glare(vis.wood)
+        # Nor one lit over TIP_LIGHT times the board's wood: hard light, fresh seeds 113,010,017, a lamp's streak
+        # along the board's top rows washed out the line in from the right edge at rank 10 and hid the crossing
+        # next to it (wood 209, 1.56 times the board's), and a hand-free board was "hand over board". The
+        # fingertips this rule catches, on the 600 arm frames of seeds 96M-113M that it alone refuses (9), lie
+        # at 0.5 to 1.26 times the board's wood: skin in the same light as the wood, under a veil at most.
+        seen = (np.nan_to_num(vis.wood, nan=WHITE) <= NEAR_WHITE) & ~lit_like_glare(vis.wood, TIP_LIGHT)
         return bool((vis.hidden & next_in & seen).any())
 
 
-def lit_like_glare(wood: np.ndarray) -> np.ndarray:
-    """(n+1, n+1) bool: crossings whose wood is brighter than GLARE_BRIGHTNESS times the board's median wood
-    (inner crossings), a glare patch's core; False where the wood or that median is unknown."""
+def lit_like_glare(wood: np.ndarray, factor: float = GLARE_BRIGHTNESS) -> np.ndarray:
+    """(n+1, n+1) bool: crossings whose wood is brighter than `factor` times the board's median wood
+    (inner crossings), a glare patch's core at GLARE_BRIGHTNESS; False where the wood or that median is
+    unknown."""
     inner = wood[1:-1, 1:-1]
     board = float(np.nanmedian(inner)) if np.isfinite(inner).any() else 0.0
     if board <= 0:
         return np.zeros(wood.shape, bool)
-    return np.nan_to_num(wood, nan=0.0) > GLARE_BRIGHTNESS * board
+    return np.nan_to_num(wood, nan=0.0) > factor * board
 
 
 def beside_clipped(wood: np.ndarray) -> np.ndarray:
