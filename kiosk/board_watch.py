@@ -21,7 +21,7 @@ import numpy as np
 from engine import Piece
 from vision.inference import SURE, observation_of, pieces_of
 from vision.localise import pose_lost
-from vision.stability import StabilityTracker, StableEvent, StillState
+from vision.stability import StabilityTracker, StableEvent, StillState, patches_moved
 
 from kiosk.ports import CameraPort, CameraReading
 
@@ -70,6 +70,7 @@ class BoardWatch:
         self._glare_only = False              # the newest refusal was for glare alone (NotReadable.glare_only)
         self._refused_still_for = 0.0         # ... and its pictures have stood unchanged this long (camera time)
         self._settled_run: float | None = None    # the still run whose board the controller took (`settle`)
+        self._settled_picture: np.ndarray | None = None     # ... and its picture's square means
 
     def update(self) -> None:
         """Take the camera's newest reading in (once per reading)."""
@@ -196,18 +197,32 @@ class BoardWatch:
         """The controller took the current still run's board as the position (the robot's move
         confirmed, the board set up, the visitor's move played)."""
         self._settled_run = self.tracker.run_since
+        self._settled_picture = self.tracker.picture
 
     @property
-    def in_settled_run(self) -> bool:
-        """The board has not moved since the controller took its position (`settle`).
+    def as_settled(self) -> bool:
+        """The board has not moved since the controller took its position (`settle`): the still run
+        is the one it was taken in, or the newest picture is that run's picture, no square's mean
+        moved by the tracker's motion level (vision.stability.patches_moved).
 
         WHY: a visitor's move needs a hand, and a hand ends the still run; in the run already
         taken, nothing can have been played. A reading in doubt there (glare over a square the
         robot's move was confirmed in spite of: RobotJobs keeps such squares as planned) is the
         same picture read again, not a move to ask about, and telling the visitor "I could not
-        see your move" before they moved is wrong.
+        see your move" before they moved is wrong. The run alone is too narrow: in hard light a run
+        ends with nothing moved (a square flipping between two sure readings, a hand hovering over
+        the board and taken back), and 17 of 35 "I could not see your move" in stop 46's museum
+        days came so, right after the robot's move. A piece set down or taken up changes its
+        square's mean by 7 to 26 grey levels, well over the motion level; a picture that stays
+        within it shows the board as it was taken.
         """
-        return self._settled_run is not None and self.tracker.run_since == self._settled_run
+        if self._settled_run is None:
+            return False
+        if self.tracker.run_since == self._settled_run:
+            return True
+        then, now = self._settled_picture, self.tracker.picture
+        return (then is not None and now is not None and then.shape == now.shape
+                and not patches_moved(then, now, self.tracker.motion_level))
 
     def confirm(self, squares: dict[int, Piece]) -> None:
         """The still board showed exactly `squares`: let the reader learn the look."""

@@ -96,7 +96,7 @@ class Turns:
             self._read_key, self._reading = key, self._read(still.probabilities)
         result = self._reading
         assert result is not None
-        if c.watch.in_settled_run and result.verdict is not Verdict.UNCHANGED and c.state == State.VISITOR_TURN:
+        if c.watch.as_settled and result.verdict is not Verdict.UNCHANGED and c.state == State.VISITOR_TURN:
             self.checking_move = None
             return          # the picture the last move was taken in, read again: nobody has moved since
         if result.verdict is Verdict.AMBIGUOUS and c.watch.ask_again(still):

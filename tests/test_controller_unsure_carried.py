@@ -8,7 +8,7 @@ see until staff were called, and a hard-light museum day lost a game that way. A
 is still retried, then asked about.
 
 In the still run whose board the controller took, nobody has moved (kiosk/board_watch.py
-BoardWatch.in_settled_run): the visitor is not told "I could not see your move" about a square
+BoardWatch.as_settled): the visitor is not told "I could not see your move" about a square
 the robot's move was confirmed in spite of.
 """
 from __future__ import annotations

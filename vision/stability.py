@@ -314,6 +314,13 @@ class StabilityTracker:
         return StabilityStatus(StillState.STABLE, event=event)
 
     @property
+    def picture(self) -> np.ndarray | None:
+        """The newest readable picture's square means (`square_means`), or None when the newest frame
+        was refused or gave no picture: what the board looks like now, to tell later whether it moved
+        (`patches_moved`) however many still runs have come and gone meanwhile."""
+        return self._thumb
+
+    @property
     def run_since(self) -> float | None:
         """When the current still run began (None before the first readable picture, or after a
         reset): the run's name, the same for as long as nothing on the board moves."""
