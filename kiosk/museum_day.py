@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Callable
 
 from calibration.config import Config
+from engine import Piece, square_name
 
 from kiosk.autoplay import MuseumVisitor, Persona
 from kiosk.board_names import board_name_for
@@ -60,6 +61,11 @@ from kiosk.sim_kiosk import SimSettings
 from kiosk.states import State
 
 log = logging.getLogger("kiosk.museum_day")
+
+
+def _piece(piece: Piece | None) -> str:
+    return piece.value if piece is not None else "-"
+
 
 STUCK_S = 600.0                 # no progress for this long, staff not called: stuck
 #: states in which the kiosk has work of its own to do (elsewhere it waits for visitors)
@@ -238,6 +244,17 @@ class MuseumDay(Autoplay):
         changed, self._scene = key != self._scene, key
         return changed
 
+    def _desync(self, game: Game, view, when: str) -> None:
+        """The kiosk trusts a position the table does not hold: count it once per game, and say where
+        in the log (the squares, the ply, the state change), so a day's DESYNC can be followed up."""
+        if not game.desync:
+            world, kiosk = self.rig.world.square_pieces(), view.board.pieces()
+            size = view.board.size
+            squares = ", ".join(f"{square_name(sq, size)} table {_piece(world.get(sq))} kiosk {_piece(kiosk.get(sq))}"
+                                for sq in sorted(set(world) | set(kiosk)) if world.get(sq) != kiosk.get(sq))
+            log.warning("desync %s at ply %d: %s", when, view.ply, squares)
+        game.desync = True
+
     def _seen_state(self, view) -> None:
         game = self._game
         if game is None:
@@ -248,7 +265,7 @@ class MuseumDay(Autoplay):
             game.resumed = True
         if view.state == State.VISITOR_TURN and view.board is not None \
                 and self.rig.world.square_pieces() != view.board.pieces():
-            game.desync = True
+            self._desync(game, view, f"entering {view.state} from {self._last_state or 'boot'}")
         if view.state in (State.VISITOR_TURN, State.THINKING) and self.ended_at is not None and view.ply <= 1:
             self.totals.turnarounds.append(self.clock() - self.ended_at)
             self.ended_at = None
@@ -339,7 +356,7 @@ class MuseumDay(Autoplay):
         game.ended = f"{o.winner.value} won ({o.reason})" if o.winner else f"no winner ({o.reason})"
         game.completed = o.reason not in ("ended", "abandoned")
         if view.board is not None and self.rig.world.square_pieces() != view.board.pieces() and not view.resetting:
-            game.desync = True
+            self._desync(game, view, "at the game's end")
         if self._gamelog_lines() <= logs_before:
             game.lost = True                           # no record of the game
         self.ended_at = self.clock()

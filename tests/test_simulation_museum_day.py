@@ -200,3 +200,29 @@ def test_a_stepped_camera_takes_a_frame_only_when_stepped():
     assert source.grabs == 2 and latest is not None and latest.seq == 2 and not latest.fresh   # a repeat
     assert camera.frames_read == 1
     camera.stop()
+
+
+def test_a_desync_names_the_squares_the_ply_and_the_state_change_once_per_game(caplog):
+    """A day's DESYNC is followed up from the log: which squares the table and the kiosk disagree on,
+    at which ply, entering which state from which."""
+    import logging
+    from types import SimpleNamespace
+
+    from engine import Board, Piece, parse_square
+    from kiosk.museum_day import Game, MuseumDay
+
+    board = Board("copenhagen")
+    table = dict(board.pieces())
+    table.pop(parse_square("d1", board.size))
+    table[parse_square("d2", board.size)] = Piece.ATTACKER
+    day = MuseumDay.__new__(MuseumDay)
+    day.rig = SimpleNamespace(world=SimpleNamespace(square_pieces=lambda: table))
+    day._last_state = "verify"
+    view = SimpleNamespace(state="visitor_turn", board=board, ply=0, resetting=False)
+    game = Game(number=1, persona=visitor())
+    with caplog.at_level(logging.WARNING, logger="kiosk.museum_day"):
+        day._desync(game, view, "entering visitor_turn from verify")
+        day._desync(game, view, "at the game's end")
+    assert game.desync
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == ["desync entering visitor_turn from verify at ply 0: d1 table - kiosk t, d2 table t kiosk -"]
