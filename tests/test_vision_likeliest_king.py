@@ -129,3 +129,28 @@ def test_a_defender_read_on_the_throne_is_never_sure(seed0, seed):
     assert int(truth[throne]) != int(SquareClass.DEFENDER)
     assert int(probs[throne].argmax()) != int(SquareClass.DEFENDER) or probs[throne].max() < SURE, \
         f"the throne read {np.round(probs[throne], 2)}"
+
+
+@pytest.mark.parametrize("seed", [114_009_017, 114_049_017])
+def test_the_throne_s_light_piece_beats_a_crown_guessed_elsewhere_in_doubt(seed):
+    """Hard light, fresh seeds 114M: the king on f6, his crown faint under a veil, read "defender" while
+    another square had the king's guess in doubt (114,009,017: an empty square, 0.57; 114,049,017: a
+    defender on c1, 0.60). With no square surely the king, the throne's light piece is the guess
+    (SquareClassifier.throne_king)."""
+    _assert_the_throne_guess(*_read(114_000_000, seed))
+
+
+def test_a_king_read_surely_elsewhere_leaves_the_throne_s_defender_as_read():
+    from vision.classifier import SquareClassifier
+
+    e, d, k = (int(c) for c in (SquareClass.EMPTY, SquareClass.DEFENDER, SquareClass.KING))
+    p = np.full((9, 4), 0.0)
+    p[:, e] = 1.0
+    p[4] = [0.17, 0.17, 0.5, 0.16]                      # the throne of a 3 x 3 board: a defender in doubt
+    p[0] = [0.0, 0.0, 0.05, 0.95]                       # the king, sure
+    assert SquareClassifier.throne_king(p, 4, SURE) is p
+    p[0] = [0.0, 0.0, 0.4, 0.6]                         # the king's guess, in doubt
+    q = SquareClassifier.throne_king(p, 4, SURE)
+    assert int(q[4].argmax()) == k and q[4].max() == pytest.approx(0.5)
+    assert int(q[0].argmax()) == d and q[0].max() < SURE
+    assert SquareClassifier.throne_king(p, None, SURE) is p

@@ -414,6 +414,31 @@ class SquareClassifier:
         return SquareClassifier._lose_king(p, rival, rival)
 
     @staticmethod
+    def throne_king(p: np.ndarray, throne: int | None, sure: float) -> np.ndarray:
+        """A light piece read as a defender on the throne is the king's best guess, and a king read elsewhere a
+        defender, while no square holds the king `sure`ly.
+
+        WHY: the king starts on the throne in all four rule sets, and in three of them no other piece may
+        stop there (docs/rules.md); a crown guessed elsewhere in doubt (`likeliest_king`, `gold_king`: the
+        yellowest or goldest top in a frame whose tops a veil greys) is the weaker evidence. Hard light, fresh
+        seeds 114M: the king on f6, his crown faint under a veil, read "defender" (0.5) in 3 of 60 frames while
+        an empty square, an attacker or a defender elsewhere took the king's guess (0.43-0.60). Every
+        development and held-out frame (seeds 10M-16M, 93M-103M, 107M-114M) where this changes a square: 15
+        squares right that were wrong (9 kings on the throne, 6 defenders that had the king's guess), 1 wrong
+        that was right (hard 94,012,017: an empty throne read "defender" took the guess from the real king),
+        none sure. Only the best guess moves: the throne keeps the certainty its defender had (at most
+        THRONE_DEFENDER_SURE, vision/reader.py), and the square that loses the king is at most KING_RIVAL_SURE.
+        """
+        k, d = int(SquareClass.KING), int(SquareClass.DEFENDER)
+        if throne is None or int(p[throne].argmax()) != d or float(p[:, k].max()) >= sure:
+            return p
+        p = p.copy()
+        p[throne, d], p[throne, k] = p[throne, k], p[throne, d]
+        rival = p.argmax(1) == k
+        rival[throne] = False
+        return SquareClassifier._lose_king(p, rival, rival)
+
+    @staticmethod
     def _king_by_crown(gold: np.ndarray, p: np.ndarray, light_keep: np.ndarray | None = None) -> np.ndarray:
         """The king is the one light piece whose top is clearly yellower than the other light pieces'.
 

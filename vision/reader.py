@@ -18,6 +18,7 @@ from engine import pieces_from_position, position_from_pieces
 from vision.classifier import SquareClassifier, no_surer_than
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
 from vision.glare import GlareEstimator, GlareField
+from vision.inference import SURE
 from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, clipped_top,
                           crown_alone, dark_without_edge, king_keep, piece_shown, without_dark,
                           light_keep, light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match, wall_under_veil,
@@ -365,6 +366,8 @@ class BoardReader:
         t = self.throne
         if int(probs[t].argmax()) == int(SquareClass.DEFENDER):
             probs[t] = no_surer_than(probs[t:t + 1], THRONE_DEFENDER_SURE)[0]
+        # ... and with no sure king anywhere, he is likelier there than a crown guessed elsewhere in doubt
+        probs = SquareClassifier.throne_king(probs, t, SURE)
         # a light piece read in doubt on a Tablut camp, where no light piece ever stands (vision/position.
         # camp_squares), is an attacker with a lamp's gloss on his top: his light share is the attacker's, held
         # back (museum light, development seeds 11,015,017 a5 and 93,023,017 f1, fresh 96,059,017 i4: grey-lit
