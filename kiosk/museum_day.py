@@ -263,7 +263,9 @@ class MuseumDay(Autoplay):
             game.paused = True
         if view.state == State.VISITOR_TURN and self._last_state == State.PAUSED:
             game.resumed = True
-        if view.state == State.VISITOR_TURN and view.board is not None \
+        # back from a pause the kiosk trusts nothing yet: the visitor who woke it may have moved while it
+        # was paused (a long think), and their move is read as any other (a day flagged that as a desync)
+        if view.state == State.VISITOR_TURN and self._last_state != State.PAUSED and view.board is not None \
                 and self.rig.world.square_pieces() != view.board.pieces():
             self._desync(game, view, f"entering {view.state} from {self._last_state or 'boot'}")
         if view.state in (State.VISITOR_TURN, State.THINKING) and self.ended_at is not None and view.ply <= 1:

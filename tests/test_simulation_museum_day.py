@@ -226,3 +226,25 @@ def test_a_desync_names_the_squares_the_ply_and_the_state_change_once_per_game(c
     assert game.desync
     lines = [r.getMessage() for r in caplog.records]
     assert lines == ["desync entering visitor_turn from verify at ply 0: d1 table - kiosk t, d2 table t kiosk -"]
+
+
+def test_back_from_a_pause_the_board_is_not_yet_trusted_so_a_move_made_meanwhile_is_no_desync():
+    """A visitor who thinks longer than the attendance pause moves while the game is paused; the move wakes
+    the game and is read as any other. Entering the visitor's turn from anywhere else, the kiosk has just
+    taken the board, and a difference is a desync."""
+    from types import SimpleNamespace
+
+    from engine import Board, parse_square
+    from kiosk.museum_day import Game, MuseumDay
+    from kiosk.states import State
+
+    board = Board("copenhagen")
+    table = dict(board.pieces())
+    table[parse_square("d2", board.size)] = table.pop(parse_square("d1", board.size))
+    day = MuseumDay.__new__(MuseumDay)
+    day.rig = SimpleNamespace(world=SimpleNamespace(square_pieces=lambda: table))
+    view = SimpleNamespace(state=State.VISITOR_TURN, board=board, ply=0, resetting=False)
+    for before, desync in ((State.PAUSED, False), (State.VERIFY, True)):
+        day._game, day._last_state, day.ended_at = Game(number=1, persona=visitor()), before, None
+        day._seen_state(view)
+        assert day._game.desync is desync
