@@ -396,6 +396,7 @@ class GameController:
             goal.phase = Phase.VERIFY
             goal.scope = frozenset(sq for t in point.robot_plan for sq in (t.src, t.dst)
                                              if isinstance(sq, int))
+            goal.dropped_on = self.jobs.path_squares(list(point.robot_plan))    # the magnet let go mid-carry
         elif state == State.THINKING:
             self.turns.request()
         elif state == State.VISITOR_TURN:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Callable, Protocol
 
+import numpy as np
+
 from calibration.config import Config
 from engine import Piece, square_name
 from robot.layout import Location, TableLayout
@@ -63,9 +65,16 @@ class Goal:
     interrupted: bool = False         # the last plan stopped on a gantry error: not a failed attempt
     last_plan: list[Transfer] = field(default_factory=list)
     scope: frozenset[int] | None = None   # squares the robot may touch (None: all)
+    dropped_on: frozenset[int] = frozenset()   # squares under an interrupted carry's path (RobotJobs.path_squares)
     asked_at: float | None = None     # when a person was asked to put right carries the camera could not see
     answered: bool = False            # ... and staff said the pieces are back (a hand on the board says so too)
     waited_told: bool = False         # the long wait for a still board has been logged (RobotJobs._waiting)
+
+    @property
+    def reach(self) -> frozenset[int] | None:
+        """The squares the robot may have changed: its scope, and where a carry it was interrupted in may
+        have let its piece go (None: all)."""
+        return None if self.scope is None else self.scope | self.dropped_on
 
 
 class CarryDoubt(Enum):
@@ -232,8 +241,8 @@ class RobotJobs:
         the camera's best guess).
         """
         kept: set[int] = set()
-        if goal.scope is not None:
-            kept = self.watch.untouched_in_doubt(still, diff, goal.scope)
+        if goal.reach is not None:
+            kept = self.watch.untouched_in_doubt(still, diff, goal.reach)
             self._record_kept("unsure_untouched", kept, "which the robot did not touch")
         rest = {sq for sq in diff if sq not in kept}
         if rest and self._carry_doubt(goal, still, {sq: diff[sq] for sq in rest}) is CarryDoubt.SEEN_TO:
@@ -300,7 +309,7 @@ class RobotJobs:
             if not plan.complete or goal.scope is not None:
                 host.ask_person(diff, "")
                 return
-        elif goal.scope is not None and any(sq not in goal.scope for sq in diff):
+        elif goal.reach is not None and any(sq not in goal.reach for sq in diff):
             # not where the robot worked: a person touched the board (or the camera is
             # wrong there); the robot does not move pieces on a guess
             host.ask_person(diff, "fix_board.robot_result")
@@ -394,6 +403,7 @@ class RobotJobs:
                 self.goal.phase = Phase.VERIFY
                 self.goal.not_before = self.clock()
                 self.goal.interrupted = True
+                self.goal.dropped_on |= self.path_squares(self._job_transfers[self._job_done:self._job_done + 1])
             self.host.gantry_failed(event.error or "")
             self.home()
 
@@ -402,6 +412,38 @@ class RobotJobs:
             self.home()
 
     # -- the robot's ledger ---------------------------------------------------------
+    def path_squares(self, transfers: list[Transfer]) -> frozenset[int]:
+        """The board squares each carry's straight path crosses, its own two squares left out.
+
+        WHY: a carry interrupted mid-way (a power cut, an alarm, the controller unplugged) lets its
+        piece go under the magnet, wherever it then is; the gantry sweeps the path again only while
+        its ledger knows the step. The planner drags straight wherever the way is clear, as it is along
+        a legal move. Those squares are within the robot's reach for the verify that follows: a
+        piece read there in doubt is no untouched square's doubt. A hard-light museum day (seed 16, a
+        power cut that also damaged the ledger) took a defender dropped on c8 on the way b8-k8 for an
+        empty square in doubt, asked a person to put one on k8, and the board then held one more
+        defender than the game.
+        """
+        if self.planner is None:
+            self.use_board(self.board_name or self.config.board)
+        assert self.planner is not None
+        layout = self.planner.layout
+        n = layout.size
+        centres = np.array([layout.position(sq) for sq in range(n * n)], np.float64)
+        out: set[int] = set()
+        for t in transfers:
+            try:
+                a, b = np.array(layout.position(t.src), np.float64), np.array(layout.position(t.dst), np.float64)
+            except ValueError:
+                continue                    # a slot this board's storage has not (a stale plan)
+            d = b - a
+            length2 = float(d @ d)
+            along = np.clip((centres - a) @ d / length2, 0.0, 1.0) if length2 > 0 else np.zeros(n * n)
+            nearest = a + along[:, None] * d
+            crossed = np.nonzero(np.abs(centres - nearest).max(1) <= layout.pitch / 2)[0]
+            out.update(int(sq) for sq in crossed if sq not in (t.src, t.dst))
+        return frozenset(out)
+
     def use_board(self, board_name: str) -> None:
         if board_name != self.board_name or self.planner is None:
             self.planner = MotionPlanner(TableLayout(self.config, board_name))
