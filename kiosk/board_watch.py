@@ -35,6 +35,9 @@ MARKER_COVERED_S = 0.5
 #: the board refused for glare alone (vision NotReadable.glare_only) in pictures that have not changed for this
 #: long: the visitor is asked whether a hand is over it (BoardWatch.asks_hands_off); a hand moves
 HANDS_OFF_ASK_S = 4.0
+#: ... and refused as a hand the reader is sure of, in pictures unchanged this long: asked too (a hand does not
+#: stay still to the grey level for half a minute; a picture the reader is wrong about stays all day)
+SURE_HAND_ASK_S = 30.0
 
 
 class LookAgain:
@@ -121,15 +124,20 @@ class BoardWatch:
 
     @property
     def asks_hands_off(self) -> bool:
-        """The board has been refused as "hand over board" for glare alone (vision NotReadable.glare_only)
-        in pictures that have not changed for HANDS_OFF_ASK_S: the visitor is asked whether a hand is
-        over it, and may say not (`hands_off`).
+        """The board has been refused as "hand over board" in pictures that have not changed for
+        HANDS_OFF_ASK_S when the refusal was for glare alone (vision NotReadable.glare_only), or for
+        SURE_HAND_ASK_S when the reader was sure: the visitor is asked whether a hand is over it, and may
+        say not (`hands_off`).
 
         WHY: in light the reader takes for a hand (a glare streak, a lamp's clipped core over the lines)
         the kiosk would otherwise wait for as long as the light stays, and tell the visitor to take away
-        a hand that is not there. A refusal the reader is sure of (a hand it sees as a hand) never asks.
+        a hand that is not there. A refusal the reader is sure of is asked about much later: a hand it
+        sees as a hand moves, and a hard-light museum day (seed 15) waited in the robot's verify on a
+        hand-free picture the reader was sure of until three visitors' games were lost.
         """
-        return not self.camera_ok and self._glare_only and self._refused_still_for >= HANDS_OFF_ASK_S
+        if self.camera_ok or self.camera_reason != "hand over board":
+            return False
+        return self._refused_still_for >= (HANDS_OFF_ASK_S if self._glare_only else SURE_HAND_ASK_S)
 
     def hands_off(self) -> None:
         """The visitor says no hand is over the board (`asks_hands_off`): the camera reads its still
@@ -137,8 +145,9 @@ class BoardWatch:
         move it shows is then checked as any other."""
         if not self.asks_hands_off:
             return
-        log.info("visitor: no hand is over the board (refused for glare alone for %.1f s)", self._refused_still_for)
-        self._glare_only = False
+        log.info("visitor: no hand is over the board (refused %s for %.1f s)",
+                 "for glare alone" if self._glare_only else "as a hand", self._refused_still_for)
+        self._glare_only, self._refused_still_for = False, 0.0
         self.camera.hands_off()
 
     def still(self, not_before: float = -math.inf) -> StableEvent | None:

@@ -78,9 +78,9 @@ class VisionFrameReader:
                              tuple(float(c) for c in conf), raw=reading)
 
     def hands_off(self) -> None:
-        """The visitor says no hand is over the picture last refused for glare alone."""
+        """The visitor says no hand is over the picture last refused as "hand over board"."""
         if not self.reader.hands_off():
-            log.info("no picture to trust: the last refusal was no doubt (a hand the reader is sure of)")
+            log.info("no picture to trust: nothing was refused as a hand")
 
     def confirm(self, reading: CameraReading, squares: dict[int, Piece]) -> None:
         """The controller confirmed what this frame showed: let the classifier learn the look."""

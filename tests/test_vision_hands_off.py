@@ -6,7 +6,9 @@ clipped streak, crossings hidden only where the picture is nearly white). A came
 that picture all day would keep the kiosk waiting for a hand that is not there. The refusal says it
 rests on glare alone (NotReadable.glare_only); once the visitor says no hand is over the board
 (BoardReader.hands_off) the reader reads that still picture, with only the near-white rule of the
-hand check relaxed, until the picture changes. An arm is refused as sure, and cannot be vouched for.
+hand check relaxed, until the picture changes. An arm is refused as sure: the kiosk asks about such a
+refusal only after the picture has stood unchanged for much longer, and the visitor's word then waives
+the hand check for that very picture.
 """
 from __future__ import annotations
 
@@ -66,11 +68,18 @@ def test_the_trust_ends_when_the_picture_changes_and_an_arm_is_still_a_hand():
     reader.read(_exposure(0), track=False)
 
 
-def test_a_hand_the_reader_is_sure_of_cannot_be_vouched_for():
+def test_a_sure_refusal_vouched_for_reads_that_still_picture_only():
+    """A refusal the reader is sure of is asked about only after the picture stood unchanged for long
+    (kiosk/board_watch.py SURE_HAND_ASK_S); vouched for, that very picture is read with no hand check, and
+    the first picture that differs is judged as any other. Before anything was refused, there is nothing to
+    vouch for."""
+    assert not _reader().hands_off()
     reader = _reader()
-    _refused(reader, _exposure(0, arm=True))
-    assert not reader.hands_off()
-    _refused(reader, _exposure(0, arm=True))
+    assert not _refused(reader, _exposure(0, arm=True)).glare_only
+    assert reader.hands_off()
+    assert reader.read(_exposure(0, arm=True), track=False).probabilities.shape[1] == 4
+    _refused(reader, _exposure(0))                                      # the arm taken away: a change
+    _refused(reader, _exposure(0, arm=True))                            # ... and the trust went with it
 
 
 def test_the_tracker_knows_how_long_refused_pictures_have_stood_unchanged():

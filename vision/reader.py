@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 
 import cv2
 import numpy as np
@@ -79,6 +80,14 @@ CAMP_ATTACKER_SURE = 0.6
 # Off-colour squares joined to the board's edge that make an arm (vision/occlusion.arm_region),
 # with at least one crossing hidden too: stage light of another colour hides none.
 ARM_SQUARES = 4
+
+
+class Trust(Enum):
+    """How far the visitor's word that no hand is over the board waives the hand checks (BoardReader.hands_off)."""
+
+    NONE = "none"       # not vouched for (or the picture changed since)
+    GLARE = "glare"     # refused for glare alone: the near-white rule relaxed
+    ALL = "all"         # refused surely, and still for long: no hand check
 
 
 @dataclass
@@ -166,8 +175,10 @@ class BoardReader:
                                     max(pc.attacker_diameter_mm, pc.defender_diameter_mm, pc.king_diameter_mm) / 2,
                                     pc.height_mm)
         self.classifier = classifier or SquareClassifier.load()
-        self._doubted: np.ndarray | None = None    # the last picture (grey) refused for glare alone
-        self._trusted: np.ndarray | None = None    # square means of the one the visitor said no hand is over
+        # the last picture (grey) refused as "hand over board", and whether for glare alone (NotReadable.glare_only)
+        self._doubted: tuple[np.ndarray, bool] | None = None
+        # square means of the one the visitor said no hand is over, and how far the hand checks are waived there
+        self._trusted: tuple[np.ndarray, Trust] | None = None
 
     @property
     def size(self) -> int:
@@ -215,18 +226,19 @@ class BoardReader:
             # veil-free look to find it first (museum light, development seeds 15,035,029: a pale
             # hand over two crossings, lines gone as taken, was read as a board)
             grid = self.grid.both(grid, self.grid.check(rect_gray, rect_noise))
+        trust = self._still_trusted(rect_gray)              # (a changed picture ends the visitor's word)
         if self.grid.occluded(grid):
             glare_only = not self.grid.occluded(grid, trusted=True)
-            vouched = self._still_trusted(rect_gray)       # (first: a changed picture ends the trust)
-            if not (glare_only and vouched):
-                self._doubted = rect_gray if glare_only else None
+            if not (trust is Trust.ALL or (glare_only and trust is Trust.GLARE)):
+                self._doubted = (rect_gray, glare_only)
                 raise NotReadable("hand over board", rect_gray, glare_only=glare_only)
         feats = self.extractor.extract(rect, view.camera_center, glare.image if glare.any else None, rect_gray)
         # hidden grid crossings suffice; off-colour squares only as a region that
         # comes in over the board's edge (an arm), never stage light or a shadow alone
         foreign = foreign_squares(feats.wood_chroma, self.marked, self.size, unseen=feats.colour_unseen)
         region = arm_region(foreign, self.band.deviating(rect), self.size)
-        if int(region.sum()) >= ARM_SQUARES and self.grid.arm_crossing(grid, region):
+        if int(region.sum()) >= ARM_SQUARES and self.grid.arm_crossing(grid, region) and trust is not Trust.ALL:
+            self._doubted = (rect_gray, False)
             raise NotReadable("hand over board", rect_gray)
         if float(np.median(feats.wood_lum)) < DARK_WOOD_LEVEL:
             raise NotReadable("too dark", rect_gray)
@@ -387,33 +399,44 @@ class BoardReader:
                        outline=outline)
 
     def hands_off(self) -> bool:
-        """The visitor says no hand is over the board: read the picture last refused for glare alone
-        (NotReadable.glare_only), and the pictures after it for as long as they have not changed,
-        with the hand check's `trusted` rule (vision/occlusion.GridChecker.occluded). False when
-        the last "hand over board" was not for glare alone (a hand the camera sees as a hand).
+        """The visitor says no hand is over the board: read the picture last refused as "hand over board",
+        and the pictures after it for as long as they have not changed. Refused for glare alone
+        (NotReadable.glare_only), it is read with the hand check's `trusted` rule (vision/occlusion.
+        GridChecker.occluded); refused surely, with no hand check at all (Trust.ALL). False when no
+        picture was refused as a hand.
 
         WHY: a glare streak or a lamp's clipped core can hide crossings much as a pale hand does, and
         in a picture that stays so the camera would say "hand over board" for as long as the light
         stays: the kiosk would wait for a hand that is not there. The visitor can see what the camera
         cannot; the trust ends with the first picture that differs (a hand coming back changes the
-        squares it covers by far more than MOTION_LEVEL), and only the near-white rule is relaxed,
-        so a hand the camera sees as a hand is refused all the same: every cached development frame
-        of an arm (160) is, and none of the 144 refused as a hand is refused for glare alone. A pale
+        squares it covers by far more than MOTION_LEVEL). For glare alone only the near-white rule is
+        relaxed, so a hand the camera sees as a hand is refused all the same: every cached development
+        frame of an arm (160) is, and none of the 144 refused as a hand is refused for glare alone. A pale
         hand held still under a lamp (museum, seeds 10,020,029, further exposures) may be: read so, it
         showed 7 squares other than the board's, no move the kiosk would take (a move changes one
         piece's two squares and its captures), and the hand taken away ends the trust.
+        A sure refusal is asked about only after much longer (kiosk/board_watch.py SURE_HAND_ASK_S): a hand
+        does not stay still to the grey level for that long, and a hard-light museum day (seed 15) stood in
+        the robot's verify for ten minutes, then lost three visitors' games, on a hand-free picture the
+        reader was sure of. A visitor who says so while a hand or a bag lies still there gets a reading of it,
+        which the kiosk checks as any other: squares unlike the game are to be put right, never a move made.
         """
-        self._trusted = None if self._doubted is None else square_means(self._doubted, self.size)
-        return self._trusted is not None
-
-    def _still_trusted(self, rect_gray: np.ndarray) -> bool:
-        """True when the visitor vouched for this picture (`hands_off`): no square's mean moved since."""
-        if self._trusted is None:
-            return False
-        if patches_moved(self._trusted, square_means(rect_gray, self.size)):
+        if self._doubted is None:
             self._trusted = None
             return False
+        gray, glare_only = self._doubted
+        self._trusted = (square_means(gray, self.size), Trust.GLARE if glare_only else Trust.ALL)
         return True
+
+    def _still_trusted(self, rect_gray: np.ndarray) -> Trust:
+        """How far the visitor vouched for this picture (`hands_off`): no square's mean moved since."""
+        if self._trusted is None:
+            return Trust.NONE
+        means, trust = self._trusted
+        if patches_moved(means, square_means(rect_gray, self.size)):
+            self._trusted = None
+            return Trust.NONE
+        return trust
 
     def learn(self, reading: Reading, pieces: Mapping[int, str] | str) -> None:
         """Teach the classifier that this frame showed `pieces` (a confirmed position)."""

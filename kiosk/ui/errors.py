@@ -153,7 +153,7 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
                      hands_off: Callable[[], None] | None = None) -> None:
     """The words (and a drawing) for the problem, filling ``panel``; with `buttons` and `choose`,
     the moves a doubtful reading left (the view's `move_choices`) are buttons to touch; with `buttons`,
-    a camera that has long refused a still picture for glare alone (the view's `asks_hands_off`) asks
+    a camera that has long refused a still picture as a hand (the view's `asks_hands_off`) asks
     whether a hand is over the board, and a button says none is (`hands_off`, the controller's command)."""
     view = ctx.view
     lay = ctx.layout
