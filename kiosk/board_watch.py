@@ -220,10 +220,10 @@ class BoardWatch:
         same picture read again, not a move to ask about, and telling the visitor "I could not
         see your move" before they moved is wrong. The run alone is too narrow: in hard light a run
         ends with nothing moved (a square flipping between two sure readings, a hand hovering over
-        the board and taken back), and 17 of 35 "I could not see your move" in stop 46's museum
-        days came so, right after the robot's move. A piece set down or taken up changes its
-        square's mean by 7 to 26 grey levels, well over the motion level; a picture that stays
-        within it shows the board as it was taken.
+        the board and taken back): a stop-46 debug run settled the board in one still run and said
+        "I could not see your move" in the next, 4 s later, before the visitor moved. A piece set
+        down or taken up changes its square's mean by 7 to 26 grey levels, well over the motion
+        level; a picture that stays within it shows the board as it was taken.
         """
         if self._settled_run is None:
             return False

@@ -411,7 +411,6 @@ class RobotJobs:
         if self.homing_job is None and self.clock() >= self.home_retry_at:
             self.home()
 
-    # -- the robot's ledger ---------------------------------------------------------
     def path_squares(self, transfers: list[Transfer]) -> frozenset[int]:
         """The board squares each carry's straight path crosses, its own two squares left out.
 
@@ -444,6 +443,7 @@ class RobotJobs:
             out.update(int(sq) for sq in crossed if sq not in (t.src, t.dst))
         return frozenset(out)
 
+    # -- the robot's ledger ---------------------------------------------------------
     def use_board(self, board_name: str) -> None:
         if board_name != self.board_name or self.planner is None:
             self.planner = MotionPlanner(TableLayout(self.config, board_name))
