@@ -16,7 +16,7 @@ from engine import Board, square_name
 from kiosk.board_names import installed_board_for
 from kiosk.activity import ActivityCode, RobotActivity, activity_for
 from kiosk.ports import Transfer
-from kiosk.states import State
+from kiosk.states import Phase, Purpose, State
 
 if TYPE_CHECKING:
     import numpy as np
@@ -126,10 +126,18 @@ class StaffOps:
         c.jobs.recount_storage(observed, variant)
         c.notice = None
         log.info("staff: pieces are back; storage counted again for %s", variant)
-        if c.jobs.goal is not None and c.state == State.PLACE_PIECE:
-            c.jobs.goal.attempts = 0
-            c.jobs.goal.answered = True          # staff have looked: a carry the camera cannot see is taken
-            c.resume_goal_state(c.jobs.goal.purpose)
+        goal = c.jobs.goal
+        if goal is not None and c.state == State.PLACE_PIECE:
+            goal.attempts = 0
+            goal.answered = True          # staff have looked: a carry the camera cannot see is taken
+            # the robot's move waits for the camera's next look in VERIFY, whence it plans again or is done;
+            # from ROBOT_MOVING, done would be a transition the state machine has not (a hard-light museum
+            # day, seed 19: staff said the pieces were back after a carry the camera could not see, the next
+            # look took it, and the controller stopped on "no transition from robot_moving to visitor_turn")
+            if goal.purpose == Purpose.MOVE and goal.phase == Phase.VERIFY:
+                c.set_state(State.VERIFY)
+            else:
+                c.resume_goal_state(goal.purpose)
 
     # "count storage again" is the same act seen from the other side: staff counted
     # the slots by hand and the storage is full again

@@ -317,3 +317,15 @@ def test_the_squares_a_carry_s_straight_path_crosses(tmp_path):
     # to a storage slot off the board: the squares on the way out
     out = jobs.path_squares([Transfer(sq["f6"], Slot("defenders", 0), Piece.DEFENDER, "park")])
     assert out and sq["f6"] not in out
+
+
+def test_staff_saying_the_pieces_are_back_after_a_carry_the_camera_cannot_see_lets_the_game_go_on(tmp_path):
+    """Asked about a carry the camera confirms nowhere, staff say the pieces are back: the robot's move is
+    taken as carried at the camera's next look, and the visitor's turn follows (it stopped the controller
+    on an impossible transition, robot_moving -> visitor_turn, in a hard-light museum day)."""
+    rig = robot_move_under_a_veil(tmp_path, slip=False)
+    assert rig.ctrl.view().state == "place_piece"
+    rig.ctrl.pieces_back()
+    assert rig.run_until({"visitor_turn"}) == "visitor_turn"
+    assert kinds(rig, "unsure_carried")
+    assert rig.world.square_pieces() == rig.ctrl.view().board.pieces()
