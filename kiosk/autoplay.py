@@ -43,7 +43,7 @@ def answer_which(view: ControllerView, played: Move | None, touch: Touch | None)
 
 def answer_hands_off(view: ControllerView, world: SimWorld, hands_off: Callable[[], None] | None) -> bool:
     """Asked whether a hand is over the board (the view's `asks_hands_off`: the camera has refused a still
-    picture for glare alone), a visitor whose hand is not over it says so, as a person looking at the
+    picture as a hand for long), a visitor whose hand is not over it says so, as a person looking at the
     board does; True when they touched "Nothing is over the board"."""
     if hands_off is None or not view.asks_hands_off or world.hand_over_board():
         return False

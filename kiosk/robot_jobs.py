@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Callable, Protocol
 
-import numpy as np
-
 from calibration.config import Config
 from engine import Piece, square_name
+from robot.collision import squares_along
 from robot.layout import Location, TableLayout
 from robot.planner import MotionPlanner, PlanError
 from vision.inference import SURE, pieces_of
@@ -426,21 +425,12 @@ class RobotJobs:
         if self.planner is None:
             self.use_board(self.board_name or self.config.board)
         assert self.planner is not None
-        layout = self.planner.layout
-        n = layout.size
-        centres = np.array([layout.position(sq) for sq in range(n * n)], np.float64)
         out: set[int] = set()
         for t in transfers:
             try:
-                a, b = np.array(layout.position(t.src), np.float64), np.array(layout.position(t.dst), np.float64)
+                out |= squares_along(self.planner.layout, t.src, t.dst)
             except ValueError:
-                continue                    # a slot this board's storage has not (a stale plan)
-            d = b - a
-            length2 = float(d @ d)
-            along = np.clip((centres - a) @ d / length2, 0.0, 1.0) if length2 > 0 else np.zeros(n * n)
-            nearest = a + along[:, None] * d
-            crossed = np.nonzero(np.abs(centres - nearest).max(1) <= layout.pitch / 2)[0]
-            out.update(int(sq) for sq in crossed if sq not in (t.src, t.dst))
+                pass                        # a slot this board's storage has not (a stale plan)
         return frozenset(out)
 
     # -- the robot's ledger ---------------------------------------------------------

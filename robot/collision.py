@@ -22,14 +22,35 @@ def _pt(p: Sequence[float]) -> Point:
     return (p[0], p[1])
 
 
-def point_segment_distance(p: Point, a: Point, b: Point) -> float:
+def nearest_on_segment(p: Point, a: Point, b: Point) -> Point:
+    """The point of the segment a-b nearest to p."""
     ax, ay = a
     dx, dy = b[0] - ax, b[1] - ay
     n2 = dx * dx + dy * dy
     if n2 <= 1e-18:
-        return math.hypot(p[0] - ax, p[1] - ay)
+        return a
     t = max(0.0, min(1.0, ((p[0] - ax) * dx + (p[1] - ay) * dy) / n2))
-    return math.hypot(p[0] - (ax + t * dx), p[1] - (ay + t * dy))
+    return (ax + t * dx, ay + t * dy)
+
+
+def point_segment_distance(p: Point, a: Point, b: Point) -> float:
+    q = nearest_on_segment(p, a, b)
+    return math.hypot(p[0] - q[0], p[1] - q[1])
+
+
+def squares_along(layout: TableLayout, src: Location, dst: Location) -> set[int]:
+    """The board squares a straight drag from src to dst passes over (the point of the path nearest to a
+    square's centre lies on that square), its two ends left out: where a piece the magnet lets go of on
+    the way comes to lie."""
+    a, b = layout.position(src), layout.position(dst)
+    half = layout.pitch / 2
+    out = set()
+    for sq in range(layout.size * layout.size):
+        c = layout.position(sq)
+        q = nearest_on_segment(c, a, b)
+        if sq not in (src, dst) and max(abs(c[0] - q[0]), abs(c[1] - q[1])) <= half:
+            out.add(sq)
+    return out
 
 
 @dataclass(frozen=True)
