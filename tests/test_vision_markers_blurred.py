@@ -81,7 +81,7 @@ def test_a_blurred_dim_marker_is_found_and_the_grid_falls_where_it_is(seed0, k):
     width = prepared.layout.width
     ticks = np.linspace(0.0, width, prepared.layout.size + 1)
     crossings = np.array([(x, y) for x in ticks for y in ticks])
-    found = cv2.perspectiveTransform(crossings.reshape(-1, 1, 2), view.H).reshape(-1, 2)
+    found = view.to_image(crossings)          # (through the lens fitted from the grid, vision/lens_fit.py)
     assert float(np.linalg.norm(found - _seen_at(prepared, crossings), axis=1).max()) < 3.0
     squares = Config().boards[sample.board].squares
     assert reader.read(image).probabilities.shape == (squares * squares, 4)

@@ -199,9 +199,7 @@ class BoardReader:
         except NotReadable as exc:
             exc.scene = gray            # (no board, so no picture of it: the whole frame, NotReadable.scene)
             raise
-        K = self.localiser.K
-        dist = self.localiser.dist
-        rect = rectify(image, view.H, self.frame, K, dist)
+        rect = rectify(image, view.H, self.frame, view.K, view.dist)
         return view, rect
 
     def read(self, image: np.ndarray, track: bool = True) -> Reading:

@@ -67,10 +67,9 @@ def _camera_surface(image: np.ndarray, box: tuple[int, int]) -> tuple[pygame.Sur
 
 
 def _board_outline(reading: Reading, board_mm: float) -> np.ndarray:
-    """The playing area's four corners in image pixels (through the frame's homography)."""
+    """The playing area's four corners in image pixels (through the frame's homography and lens)."""
     w = board_mm
-    corners = np.array([[[0.0, 0.0]], [[w, 0.0]], [[w, w]], [[0.0, w]]], dtype=np.float64)
-    return cv2.perspectiveTransform(corners, reading.view.H).reshape(-1, 2)
+    return reading.view.to_image(np.array([[0.0, 0.0], [w, 0.0], [w, w], [0.0, w]]))
 
 
 def draw_board(surface: pygame.Surface, rect: pygame.Rect, reading: Reading | None, size: int) -> None:
