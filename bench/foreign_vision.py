@@ -184,7 +184,7 @@ def frame_reading(condition: str, seed0: int, k: int) -> tuple[int, np.ndarray, 
     return size, truth_classes(sample.position, size), read_like_cli(image, sample.board, config).probabilities
 
 
-def score_hands(condition: str, frames: int, seed0: int, res: FrameScore) -> None:
+def score_hands(condition: str, frames: int, seed0: int, res: FrameScore, verbose: bool = False) -> None:
     """Frames with a visitor's arm over the board: each must be reported as "hand over board"."""
     from vision.cli import _config
     from vision.localise import NotReadable
@@ -197,6 +197,11 @@ def score_hands(condition: str, frames: int, seed0: int, res: FrameScore) -> Non
         except NotReadable as exc:
             res.hands_refused += int(str(exc) == "hand over board")
             res.hands_unread += int(str(exc) != "hand over board")
+        else:
+            res.failures.append(f"{condition} seed {frame_seed(seed0, k, arm=True)} {sample.board}: "
+                                "an arm over the board read as a board")
+            if verbose:
+                print(res.failures[-1], flush=True)
 
 
 def score_frames(condition: str, frames: int, seed0: int = 0, verbose: bool = False) -> FrameScore:
@@ -369,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     for condition in args.condition or ["clean", "museum", "hard"]:
         res = score_frames(condition, args.frames, args.seed0, verbose=args.failures)
         if args.hands:
-            score_hands(condition, args.hands, args.seed0, res)
+            score_hands(condition, args.hands, args.seed0, res, verbose=args.failures)
         print(report_frames(res, condition, args.frames), flush=True)
         if args.plies:
             print(report_games(score_games(condition, args.plies, args.seed0, frames=args.fused, fresh=args.fresh),

@@ -223,7 +223,8 @@ class GridChecker:
                  support: np.ndarray | None = None) -> tuple[int, int]:
         """Crossings in the largest connected hidden patch, leaving out patches lit like glare's core,
         and patches all on `squeezed` crossings unless `support` (the crossings hidden in another look)
-        hides a patch of SQUEEZED_PATCH that reaches them; and the same with every patch all on
+        hides a patch of SQUEEZED_PATCH that reaches them and the patch reaches the board's edge through
+        squeezed or supported crossings (reaches_border); and the same with every patch all on
         `squeezed` crossings left out, supported or not (GridVisibility.largest_unsqueezed). One pass
         over the patches gives both."""
         count, labels = cv2.connectedComponents(grid.astype(np.uint8), connectivity=8)
@@ -236,6 +237,10 @@ class GridChecker:
         else:
             supported = np.zeros(grid.shape, bool)
         glare = lit_like_glare(wood)
+        # what a squeezed patch may reach the board's edge through: nearly white, or hidden in the other look
+        lit = squeezed if squeezed is not None else np.zeros(grid.shape, bool)
+        if support is not None:
+            lit = lit | support
         largest = unsqueezed = 0
         for k in range(1, count):
             patch = labels == k
@@ -243,7 +248,7 @@ class GridChecker:
                 continue
             size = int(patch.sum())
             if squeezed is not None and squeezed[patch].all():
-                if (supported & patch).any():
+                if (supported & patch).any() and reaches_border(patch, lit):
                     largest = max(largest, size)
                 continue
             largest, unsqueezed = max(largest, size), max(unsqueezed, size)
@@ -379,6 +384,25 @@ def lit_like_glare(wood: np.ndarray, factor: float = GLARE_BRIGHTNESS) -> np.nda
     return np.nan_to_num(wood, nan=0.0) > factor * board
 
 
+def reaches_border(patch: np.ndarray, around: np.ndarray) -> bool:
+    """Whether `patch`, with the `around` crossings connected to it (diagonals too), reaches the playing area's
+    border: a hand comes in over the board's edge.
+
+    WHY: a patch hidden only where the picture is nearly white (GridChecker._largest's squeezed patches) is a
+    pale hand under a lamp, its top clipped white, or the rim of a lamp's clipped core. The hand's arm comes in
+    over the edge, under the same lamp (nearly white all the way, or hidden with the veil taken off) or out of
+    it (hidden on wood the camera has not squeezed: a patch that is no squeezed one). A clipped core in the
+    middle of the board, ringed by wood that is not nearly white, is light alone: hard light, fresh seeds
+    116,039,017, a lamp's core over Tablut's middle, two crossings at its rim (223 and 236 grey levels) hidden
+    as taken and more with the veil off, and a hand-free board was "hand over board".
+    """
+    count, labels = cv2.connectedComponents((patch | around).astype(np.uint8), connectivity=8)
+    region = np.isin(labels, np.unique(labels[patch]))
+    border = np.ones(region.shape, bool)
+    border[1:-1, 1:-1] = False
+    return bool((region & border).any())
+
+
 def beside_clipped(wood: np.ndarray) -> np.ndarray:
     """(n+1, n+1) bool: crossings that are clipped white (CLIPPED) or next to one, diagonals too."""
     clipped = np.nan_to_num(wood, nan=0.0) > CLIPPED
@@ -499,4 +523,3 @@ class FrameBandChecker:
         local = np.median(windows, 0)
         dev = np.abs(feats - local)
         return (dev[:, :2] > self.chroma_limit).any(1) | (dev[:, 2] > self.lum_limit)
-
