@@ -734,26 +734,26 @@ class BoardLocaliser:
             return
         K = self._estimate_K(H, gray.shape[1], gray.shape[0])
         assert self._fitter is not None
-        fit = self._fitter.fit(gray, img, board, K)
-        if fit is None or fit.shift_px < LENS_MIN_SHIFT_PX:
-            fit = LensFit(K=K, dist=np.zeros(5), gain=1.0 if fit is None else fit.gain,
-                          shift_px=0.0 if fit is None else fit.shift_px)
+        fit = self._fitter.fit(gray, img, board, K) or LensFit(K=K, dist=np.zeros(5), gain=1.0, shift_px=0.0)
         if self._lens_pose is None:
             self._lens_pose = img.copy()
         self._lens_fits.append(fit)
-        log.debug("lens fit %d of %d: k1 %.3f, gain %.2f, shift %.1f px, focal length %.0f px", len(self._lens_fits),
-                  LENS_FITS, fit.k1, fit.gain, fit.shift_px, K[0, 0])
-        chosen = sorted(self._lens_fits, key=lambda f: f.k1)[len(self._lens_fits) // 2]
-        self.K, self.dist = (chosen.K, chosen.dist) if chosen.k1 else (None, None)
+        log.debug("lens fit %d of %d: k1 %.3f, gain %.2f, the grid moved %.1f px, focal length %.0f px",
+                  len(self._lens_fits), LENS_FITS, fit.k1, fit.gain, fit.shift_px, K[0, 0])
+        # a fit that moves the grid less than LENS_MIN_SHIFT_PX counts as none (k1 0) in the median
+        used = sorted(self._lens_fits, key=lambda f: f.k1 if f.shift_px >= LENS_MIN_SHIFT_PX else 0.0)
+        chosen = used[len(used) // 2]
+        bent = chosen.k1 != 0.0 and chosen.shift_px >= LENS_MIN_SHIFT_PX
+        self.K, self.dist = (chosen.K, chosen.dist) if bent else (None, None)
         if len(self._lens_fits) == LENS_FITS:
-            fits = ", ".join(f"{f.k1:.3f} (grid moved {f.shift_px:.1f} px)" for f in self._lens_fits)
-            if chosen.k1:
+            fits = ", ".join(f"k1 {f.k1:.3f} moving the grid {f.shift_px:.1f} px" for f in self._lens_fits)
+            if bent:
                 log.info("lens fitted from the board's grid (no lens calibration configured): k1 %.3f at focal "
-                         "length %.0f px, the lines %.1f times as dark as with no bend; fits %s", chosen.k1,
+                         "length %.0f px, the lines %.1f times as dark as with no bend; fits: %s", chosen.k1,
                          chosen.K[0, 0], chosen.gain, fits)
             else:
-                log.info("the board's grid shows no lens bend worth correcting (no lens calibration configured); "
-                         "fits %s", fits)
+                log.info("the board's grid shows no lens bend worth correcting (under %.0f px; no lens calibration "
+                         "configured); fits: %s", LENS_MIN_SHIFT_PX, fits)
 
     def camera_center(self, H: np.ndarray, width: int, height: int) -> np.ndarray:
         """The camera's centre in board mm, from H and the intrinsics (calibrated or estimated)."""
