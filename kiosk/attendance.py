@@ -7,7 +7,8 @@ the board (kiosk/board_watch.py gives the last sign of life). After
 the game pauses to attract with its position kept, and a returning visitor
 continues it. While the kiosk waits for a person to place or fix pieces it
 never times the game out: after `staff_call_s` it calls staff (a visible,
-non-blocking notice and a WARNING log line) and goes on waiting.
+non-blocking notice and a WARNING log line) and goes on waiting; so too when the
+robot's move has waited that long for a camera that cannot read the board.
 """
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ log = logging.getLogger("kiosk.attendance")
 PLAYING = (State.VISITOR_TURN, State.FIX_BOARD)
 #: states in which the kiosk waits for a person to put pieces right
 WAITING_FOR_HANDS = (State.PLACE_PIECE,)
+#: states in which the kiosk waits for the camera to read the board (the robot's move to be confirmed)
+WAITING_FOR_CAMERA = (State.VERIFY,)
 
 
 class Presence(str, Enum):
@@ -64,9 +67,17 @@ class Attendance:
             return Presence.WARN
         return Presence.HERE
 
-    def call(self, state: State, now: float) -> Call:
-        """Waiting for hands for longer than staff_call_s (however busy the visitor is): call staff."""
-        if state in WAITING_FOR_HANDS and now - self.since >= self.config.staff_call_s:
+    def call(self, state: State, now: float, camera_ok: bool = True) -> Call:
+        """Waiting for hands for longer than staff_call_s (however busy the visitor is), or in the robot's
+        verify that long with a camera that cannot read the board now: call staff.
+
+        WHY the camera: a corner marker the camera has lost (a lamp's glare on it, something left on it), a
+        dark room or an unplugged camera leaves the robot's move unconfirmed, and nothing else asks anybody.
+        A hard-light museum day (seed 10) stood in verify for ten minutes on "markers not found: 2" with no
+        staff call, and the game was lost to the day."""
+        if now - self.since < self.config.staff_call_s:
+            return Call.NONE
+        if state in WAITING_FOR_HANDS or (state in WAITING_FOR_CAMERA and not camera_ok):
             return Call.STAFF
         return Call.NONE
 
@@ -89,7 +100,10 @@ class Attendance:
             log.info("nobody at the board for %.0f s: the game pauses, position kept",
                      self.config.attendance_pause_s)
             c.set_state(State.PAUSED)
-        if self.call(c.state, now) == Call.STAFF:
+        if self.call(c.state, now, c.watch.camera_ok) == Call.STAFF:
+            if c.state in WAITING_FOR_CAMERA:
+                c.staff.call_staff(f"camera: {c.watch.camera_reason}", "the robot's move waits for the camera")
+                return
             from kiosk.robot_jobs import squares_json
 
             # every square a person must touch: a piece to put on or one to take off
