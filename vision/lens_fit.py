@@ -28,6 +28,7 @@ import cv2
 import numpy as np
 
 from calibration.geometry import BoardGeometry
+from vision.rectify import lens_distort
 
 #: k1 (normalised image coordinates) is looked for in this range; real webcams lie well within it
 K1_RANGE = 0.3
@@ -72,62 +73,54 @@ class GridLensFitter:
         self.count = len(on_line)
         # the line samples, then the wood either side of them, in one array: one projection per k1 tried
         self.points = np.vstack([on_line, on_line + side * normal, on_line - side * normal]).reshape(-1, 1, 2)
-        ticks = np.arange(n + 1) * p
-        self.crossings = np.stack(np.meshgrid(ticks, ticks), -1).reshape(-1, 1, 2)
+        self.crossings = np.stack(np.meshgrid(lines, lines), -1).reshape(-1, 1, 2)
 
     def depth(self, gray: np.ndarray, H: np.ndarray, K: np.ndarray, k1: float) -> float:
         """Mean depth of the grid lines below the wood beside them, in grey levels, where H (board mm to
         undistorted pixels) and k1 put them."""
         ideal = cv2.perspectiveTransform(self.points, H).reshape(-1, 2)
-        px = distort(ideal, K, k1).astype(np.float32)
+        px = lens_distort(ideal, K, radial(k1)).astype(np.float32)
         seen = cv2.remap(gray, px[:, None, 0].copy(), px[:, None, 1].copy(), cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE).ravel()
+                         borderMode=cv2.BORDER_REPLICATE).ravel().astype(np.float32)
         n = self.count
-        seen = seen.astype(np.float32)
         return float(np.mean(0.5 * (seen[n:2 * n] + seen[2 * n:]) - seen[:n]))
 
     def fit(self, gray: np.ndarray, marker_px: np.ndarray, board_mm: np.ndarray, K: np.ndarray) -> LensFit | None:
         """k1 for this frame (`marker_px`: the marker corners as found, `board_mm` where they are on the board),
         or None when no k1 makes the lines plainly darker than none does."""
         g = cv2.blur(gray, (3, 3))          # (a line is a pixel or two wide: sampled between pixels, not missed)
+        plain = homography(marker_px, board_mm, K, 0.0)
+        if plain is None:
+            return None
 
         def score(k1: float) -> float:
             H = homography(marker_px, board_mm, K, k1)
             return -np.inf if H is None else self.depth(g, H, K, k1)
 
         coarse = np.arange(-K1_RANGE, K1_RANGE + 1e-9, K1_STEP)
-        scores = np.array([score(float(k)) for k in coarse])
-        best = float(coarse[int(np.argmax(scores))])
+        best = float(coarse[int(np.argmax([score(float(k)) for k in coarse]))])
         fine = np.arange(best - K1_STEP, best + K1_STEP + 1e-9, K1_FINE_STEP)
         fine_scores = np.array([score(float(k)) for k in fine])
         best = float(fine[int(np.argmax(fine_scores))])
-        none = score(0.0)
+        none = self.depth(g, plain, K, 0.0)
         top = float(fine_scores.max())
-        if none <= 0.0 or top < MIN_GAIN * none:
-            return None
         H = homography(marker_px, board_mm, K, best)
-        plain = homography(marker_px, board_mm, K, 0.0)
-        if H is None or plain is None:
+        if H is None or none <= 0.0 or top < MIN_GAIN * none:
             return None
-        fitted = distort(cv2.perspectiveTransform(self.crossings, H).reshape(-1, 2), K, best)
+        fitted = lens_distort(cv2.perspectiveTransform(self.crossings, H).reshape(-1, 2), K, radial(best))
         shift = np.linalg.norm(fitted - cv2.perspectiveTransform(self.crossings, plain).reshape(-1, 2), axis=1)
-        return LensFit(K=K.copy(), dist=np.array([best, 0.0, 0.0, 0.0, 0.0]), gain=top / none,
-                       shift_px=float(shift.max()))
+        return LensFit(K=K.copy(), dist=radial(best), gain=top / none, shift_px=float(shift.max()))
 
 
-def distort(ideal: np.ndarray, K: np.ndarray, k1: float) -> np.ndarray:
-    """Undistorted pixels -> pixels as the lens shows them, for one radial term."""
-    f = np.array([K[0, 0], K[1, 1]])
-    c = np.array([K[0, 2], K[1, 2]])
-    x = (ideal - c) / f
-    r2 = (x * x).sum(1, keepdims=True)
-    return x * (1.0 + k1 * r2) * f + c
+def radial(k1: float) -> np.ndarray:
+    """OpenCV's distortion coefficients (k1 k2 p1 p2 k3) for one radial term."""
+    return np.array([k1, 0.0, 0.0, 0.0, 0.0])
 
 
 def homography(marker_px: np.ndarray, board_mm: np.ndarray, K: np.ndarray, k1: float) -> np.ndarray | None:
     """Board mm -> undistorted pixels through the marker corners, undistorted for k1."""
     pts: np.ndarray = marker_px.reshape(-1, 1, 2).astype(np.float64)
     if k1:
-        pts = np.asarray(cv2.undistortPoints(pts, K, np.array([k1, 0.0, 0.0, 0.0, 0.0]), P=K))
+        pts = np.asarray(cv2.undistortPoints(pts, K, radial(k1), P=K))
     H, _ = cv2.findHomography(board_mm.astype(np.float64), pts.reshape(-1, 2), 0)
     return H if H is not None and np.isfinite(H).all() else None

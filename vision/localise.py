@@ -21,6 +21,7 @@ from calibration.config import CameraConfig, MarkerConfig
 from calibration import markers as markers_module
 from calibration.geometry import BoardGeometry
 from vision.lens_fit import GridLensFitter, LensFit
+from vision.rectify import lens_distort
 
 log = logging.getLogger("vision.lens")
 
@@ -150,10 +151,7 @@ class BoardView:
         ideal = cv2.perspectiveTransform(np.asarray(mm, np.float64).reshape(-1, 1, 2), self.H).reshape(-1, 2)
         if self.K is None or self.dist is None or not np.any(self.dist):
             return ideal
-        norm = cv2.undistortPoints(ideal.reshape(-1, 1, 2), self.K, None).reshape(-1, 2)   # (K only: normalise)
-        pts = np.column_stack([norm, np.ones(len(norm))])
-        px, _ = cv2.projectPoints(pts, np.zeros(3), np.zeros(3), self.K, self.dist)
-        return px.reshape(-1, 2)
+        return lens_distort(ideal, self.K, self.dist)
 
 
 class BoardLocaliser:
@@ -740,10 +738,12 @@ class BoardLocaliser:
         self._lens_fits.append(fit)
         log.debug("lens fit %d of %d: k1 %.3f, gain %.2f, the grid moved %.1f px, focal length %.0f px",
                   len(self._lens_fits), LENS_FITS, fit.k1, fit.gain, fit.shift_px, K[0, 0])
-        # a fit that moves the grid less than LENS_MIN_SHIFT_PX counts as none (k1 0) in the median
-        used = sorted(self._lens_fits, key=lambda f: f.k1 if f.shift_px >= LENS_MIN_SHIFT_PX else 0.0)
-        chosen = used[len(used) // 2]
-        bent = chosen.k1 != 0.0 and chosen.shift_px >= LENS_MIN_SHIFT_PX
+        def used_k1(f: LensFit) -> float:
+            """A fit that moves the grid less than LENS_MIN_SHIFT_PX counts as none."""
+            return f.k1 if f.shift_px >= LENS_MIN_SHIFT_PX else 0.0
+
+        chosen = sorted(self._lens_fits, key=used_k1)[len(self._lens_fits) // 2]
+        bent = used_k1(chosen) != 0.0
         self.K, self.dist = (chosen.K, chosen.dist) if bent else (None, None)
         if len(self._lens_fits) == LENS_FITS:
             fits = ", ".join(f"k1 {f.k1:.3f} moving the grid {f.shift_px:.1f} px" for f in self._lens_fits)

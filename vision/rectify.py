@@ -86,9 +86,16 @@ def _lens_maps(n: int, img_from_rect: np.ndarray, K: np.ndarray, dist: np.ndarra
     u, v = np.meshgrid(at, at)
     pts = np.stack([u.ravel(), v.ravel(), np.ones(u.size)], 0)
     ideal = img_from_rect @ pts
-    ideal = ideal[:2] / ideal[2]
-    norm = np.linalg.inv(K) @ np.vstack([ideal, np.ones(u.size)])
-    x, y = norm[0], norm[1]
+    px = lens_distort((ideal[:2] / ideal[2]).T, K, dist)
+    size = (m * step, m * step)
+    mx = cv2.resize(px[:, 0].reshape(m, m).astype(np.float32), size, interpolation=cv2.INTER_LINEAR)
+    my = cv2.resize(px[:, 1].reshape(m, m).astype(np.float32), size, interpolation=cv2.INTER_LINEAR)
+    return mx[step:step + n, step:step + n], my[step:step + n, step:step + n]
+
+
+def lens_distort(ideal: np.ndarray, K: np.ndarray, dist: np.ndarray) -> np.ndarray:
+    """(N, 2) undistorted image pixels -> pixels as the lens shows them (OpenCV's model: k1 k2 p1 p2 k3)."""
+    x, y = ((np.asarray(ideal, np.float64) - K[:2, 2]) / np.diag(K)[:2]).T
     d = np.zeros(5)
     d[:min(5, len(dist))] = np.asarray(dist, np.float64).ravel()[:5]
     k1, k2, p1, p2, k3 = d
@@ -96,7 +103,4 @@ def _lens_maps(n: int, img_from_rect: np.ndarray, K: np.ndarray, dist: np.ndarra
     radial = 1 + k1 * r2 + k2 * r2 * r2 + k3 * r2 ** 3
     xd = x * radial + 2 * p1 * x * y + p2 * (r2 + 2 * x * x)
     yd = y * radial + p1 * (r2 + 2 * y * y) + 2 * p2 * x * y
-    size = (m * step, m * step)
-    mx = cv2.resize((K[0, 0] * xd + K[0, 2]).reshape(m, m).astype(np.float32), size, interpolation=cv2.INTER_LINEAR)
-    my = cv2.resize((K[1, 1] * yd + K[1, 2]).reshape(m, m).astype(np.float32), size, interpolation=cv2.INTER_LINEAR)
-    return mx[step:step + n, step:step + n], my[step:step + n, step:step + n]
+    return np.column_stack([K[0, 0] * xd + K[0, 2], K[1, 1] * yd + K[1, 2]])
