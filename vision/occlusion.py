@@ -82,6 +82,10 @@ SIDE_PITCH = 0.15
 SQUEEZED_PATCH = 3
 # A crossing and its four neighbours along the lines (GridChecker.check: the clipped rest of a hand).
 CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+# A crossing's line samples run along the line each way from it, half of them along the rank's line and half
+# along the file's (GridChecker's arms +x, -x, +y, -y): its line is faint only where at least this share of
+# each half is (GridChecker.check). 466 held-out arm frames (seeds 110M-119M) are refused or read alike with it.
+BOTH_WAYS = 0.4
 # Marked squares' fill is judged for a sleeve's colour (foreign_squares) only with this many of them seen.
 FILL_REFERENCE = 3
 
@@ -182,6 +186,16 @@ class GridChecker:
         covered = as_bright & ~saturated
         noise = pixel_noise(rect_gray) if noise is None else noise
         faint = (depth <= LINE_SNR * max(noise, 0.5)).reshape(self.n, self.n)
+        # a hand hides the lines both ways; blur along one direction wipes out one family of lines and leaves the
+        # other (hard light, fresh seeds 119,008,017: a soft, JPEG-blocky frame, the line along rank 2 gone at d2
+        # and e2, the files' lines there 13-20 grey levels deep, and a hand-free board was "hand over board").
+        # Inner crossings are faint only where, both ways, at least BOTH_WAYS of the samples are within the noise
+        # against the wood beside them.
+        beside_faint = (sides - lines) <= LINE_SNR * max(noise, 0.5)
+        half = beside_faint.shape[1] // 2
+        both_ways = ((beside_faint[:, :half].mean(1) >= BOTH_WAYS)
+                     & (beside_faint[:, half:].mean(1) >= BOTH_WAYS)).reshape(self.n, self.n)
+        faint &= both_ways | ~self.inner
         grid = covered & faint
         # clipped wood is no sure sign of a hand (a veil's core clips and washes the lines out), but
         # a clipped crossing whose line is gone next to one hidden on wood the camera has not
