@@ -173,8 +173,7 @@ class BoardLocaliser:
         self.K = np.array(camera.camera_matrix, np.float64) if camera.camera_matrix else None
         self.dist = np.array(camera.distortion, np.float64) if camera.distortion else None
         # with no lens calibration configured, K and dist are fitted from the grid instead (`_fit_lens`)
-        self.lens_configured = self.K is not None
-        self._fitter = None if self.lens_configured else GridLensFitter(geometry)
+        self._fitter = None if self.K is not None else GridLensFitter(geometry)
         self._lens_fits: list[LensFit] = []
         self._lens_pose: np.ndarray | None = None
         # Used only when the camera is not calibrated and the view is too straight
@@ -189,7 +188,7 @@ class BoardLocaliser:
     @property
     def calibrated(self) -> bool:
         """A lens calibration is configured (calibration/lens.py), not merely fitted from the grid."""
-        return self.lens_configured
+        return self._fitter is None
 
     def detect(self, gray: np.ndarray, quick: bool = False, soft: bool = False,
                near: bool = False) -> dict[int, np.ndarray]:

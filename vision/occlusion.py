@@ -177,7 +177,8 @@ class GridChecker:
         # the blur of a very soft frame made its lines look gone).
         line = row_percentile(lines, 30)
         ratio = np.maximum((line + 1) / (wood + 1), row_percentile((lines + 1) / (sides + 1), 30))
-        depth = np.minimum(wood - line, row_percentile(sides - lines, 70))
+        below_sides = sides - lines                 # each sample's depth below the wood beside it
+        depth = np.minimum(wood - line, row_percentile(below_sides, 70))
         wood_grid = wood.reshape(self.n, self.n)
         saturated = wood_grid > CLIPPED
         # the border crossings have the frame on one side, often as dark as the
@@ -191,7 +192,7 @@ class GridChecker:
         # and e2, the files' lines there 13-20 grey levels deep, and a hand-free board was "hand over board").
         # Inner crossings are faint only where, both ways, at least BOTH_WAYS of the samples are within the noise
         # against the wood beside them.
-        beside_faint = (sides - lines) <= LINE_SNR * max(noise, 0.5)
+        beside_faint = below_sides <= LINE_SNR * max(noise, 0.5)
         half = beside_faint.shape[1] // 2
         both_ways = ((beside_faint[:, :half].mean(1) >= BOTH_WAYS)
                      & (beside_faint[:, half:].mean(1) >= BOTH_WAYS)).reshape(self.n, self.n)
