@@ -66,6 +66,7 @@ class SquareFeatures:
     line_lum: np.ndarray      # (squares,) grey level of the grid lines round the square
     wood_chroma: np.ndarray   # (squares, 2) log(B/R), log(G/R) of the square's corner patches, the glare veil taken off
     colour_unseen: np.ndarray  # (squares,) bool: a channel of the wood near clipping, its colour unknown
+    hue_seen: np.ndarray | None = None   # (squares,) bool: blue and green short of clipping, their ratio kept
     crown: np.ndarray | None = None   # (squares,) the gold feature against plain wood (marked squares too)
     plain_clear: np.ndarray | None = None   # (squares,) log(top / plain wood nearby) with the glare veil taken off
 
@@ -218,6 +219,9 @@ class FeatureExtractor:
             wood = np.maximum(mid - v_mid[:, None], 1.0)
         wood_chroma = np.stack([np.log(wood[:, 0] / wood[:, 2]), np.log(wood[:, 1] / wood[:, 2])], 1)
         colour_unseen = mid.max(1) > COLOUR_CLIPPED
+        # red clips first on wood (its brightest channel); blue against green is kept while both are short of
+        # clipping, and a white veil never lifts wood's blue above its green (vision/occlusion.foreign_squares)
+        hue_seen = mid[:, :2].max(1) <= COLOUR_CLIPPED
         # a veil over the plain wood round a square but not over its piece (or the
         # other way) would tilt the comparison with plain wood: take it off both
         plain_clear = values[:, FEATURE_NAMES.index("plain_lum")]
@@ -229,4 +233,4 @@ class FeatureExtractor:
         return SquareFeatures(values=values, wood_lum=ref_lum - 1.0, top_px=tops, saturated=saturated,
                               line_lum=line_lum - 1.0,
                               wood_chroma=wood_chroma, crown=crown, plain_clear=plain_clear,
-                              colour_unseen=colour_unseen)
+                              colour_unseen=colour_unseen, hue_seen=hue_seen)

@@ -88,6 +88,9 @@ CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 BOTH_WAYS = 0.4
 # Marked squares' fill is judged for a sleeve's colour (foreign_squares) only with this many of them seen.
 FILL_REFERENCE = 3
+# A plain square whose red is clipped is off-colour (foreign_squares) where its log(B/G) lies this far from the
+# wood's round it. 460 held-out hand-free frames (seeds 110M-119M): such squares lay within 0.17 of it.
+HUE_LIMIT = 0.3
 
 
 @dataclass(frozen=True)
@@ -430,7 +433,7 @@ def beside_clipped(wood: np.ndarray) -> np.ndarray:
 
 
 def foreign_squares(wood_chroma: np.ndarray, marked: np.ndarray, size: int, limit: float = 0.2,
-                    unseen: np.ndarray | None = None) -> np.ndarray:
+                    unseen: np.ndarray | None = None, hue_seen: np.ndarray | None = None) -> np.ndarray:
     """Squares whose bare-wood corners are not the colour of the wood around them.
 
     A sleeve or a hand may leave the grid visible through gaps but rarely has
@@ -449,6 +452,12 @@ def foreign_squares(wood_chroma: np.ndarray, marked: np.ndarray, size: int, limi
     development seeds 10,006,017 and 14,014,017 were "hand over board" so).
     `wood_chroma` is the wood's own colour, the veil of glare taken off
     (vision/features.py): a veil adds white to the wood and no sleeve.
+    An unseen plain square whose blue and green are both short of clipping
+    (`hue_seen`: only its red is clipped) is still judged by blue against
+    green (HUE_LIMIT): clipping red changes neither, and a veil only pulls
+    them together. Museum light, fresh seeds 121,027,029: a pink hand over
+    Tablut's top edge, its red clipped on four squares, left one off-colour
+    square and was read as a board.
     Returns a (size, size) bool grid.
     """
     seen = np.ones(len(wood_chroma), bool) if unseen is None else ~unseen
@@ -465,8 +474,15 @@ def foreign_squares(wood_chroma: np.ndarray, marked: np.ndarray, size: int, limi
     grid[~judged] = wood
     grid = grid.reshape(size, size, 2)
     local = np.stack([cv2.medianBlur(np.ascontiguousarray(grid[..., k]), 5) for k in range(2)], -1)
-    out = (np.abs(grid - local) > limit).any(2)
-    return out & judged.reshape(size, size)
+    out = (np.abs(grid - local) > limit).any(2) & judged.reshape(size, size)
+    if unseen is None or hue_seen is None:
+        return out
+    red_only = (unseen & hue_seen & ~marked).reshape(size, size)
+    if red_only.any():
+        hue = (wood_chroma[:, 0] - wood_chroma[:, 1]).astype(np.float32)      # log(B/G)
+        ref = np.where(plain, hue, np.median(hue[plain])).reshape(size, size)
+        out |= red_only & (np.abs(hue.reshape(size, size) - cv2.medianBlur(ref, 5)) > HUE_LIMIT)
+    return out
 
 
 def band_squares(size: int) -> np.ndarray:

@@ -90,6 +90,11 @@ CAMP_ATTACKER_SURE = 0.6
 # keep the wood's colour, or are left out where clipped (foreign_squares' `unseen`), while a hand keeps its
 # own. On 270 hand-free held-out frames (seeds 110M-117M, museum and hard) no such region met such a patch.
 ARM_SQUARES = 4
+# ... and where the band does show a sleeve beside it, a hand of this many squares with a patch of hidden
+# crossings at their corners (GridChecker.patch_at) is one too: museum light, fresh seeds 121,027,029, a pink
+# hand over three squares of Tablut's top edge, its sleeve across the band there, was read as a board. On 460
+# hand-free held-out frames (seeds 110M-119M) no banded region of three met such a patch.
+BANDED_HAND_SQUARES = 3
 
 
 class Trust(Enum):
@@ -243,9 +248,13 @@ class BoardReader:
         feats = self.extractor.extract(rect, view.camera_center, glare.image if glare.any else None, rect_gray)
         # hidden grid crossings suffice; off-colour squares only as a region that
         # comes in over the board's edge (an arm), never stage light or a shadow alone
-        foreign = foreign_squares(feats.wood_chroma, self.marked, self.size, unseen=feats.colour_unseen)
+        foreign = foreign_squares(feats.wood_chroma, self.marked, self.size, unseen=feats.colour_unseen,
+                                  hue_seen=feats.hue_seen)
         region = arm_region(foreign, self.band.deviating(rect), self.size)
         arm = int(region.sum()) >= ARM_SQUARES and self.grid.arm_crossing(grid, region)
+        if not arm:
+            # a hand's few squares where the band shows its sleeve: with a patch of hidden crossings at their corners
+            arm = int(region.sum()) >= BANDED_HAND_SQUARES and self.grid.patch_at(grid, region)
         if not arm:
             # a hand under a lamp: its own colour on squares from the board's edge, whatever the band shows
             lit = arm_region(foreign, None, self.size)
