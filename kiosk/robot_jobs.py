@@ -68,6 +68,7 @@ class Goal:
     asked_at: float | None = None     # when a person was asked to put right carries the camera could not see
     answered: bool = False            # ... and staff said the pieces are back (a hand on the board says so too)
     waited_told: bool = False         # the long wait for a still board has been logged (RobotJobs._waiting)
+    guessed: frozenset[int] = frozenset()   # the last plan's source squares the camera's piece there was a guess on
 
     @property
     def reach(self) -> frozenset[int] | None:
@@ -185,7 +186,7 @@ class RobotJobs:
         if not diff:
             self._reached(goal, observed)
             return
-        self._plan(goal, observed, diff)
+        self._plan(goal, observed, diff, still)
 
     def _waiting(self, goal: Goal) -> None:
         """Log once when a goal has waited CAMERA_WAIT_LOG_S for a still board, and why: the gantry
@@ -261,7 +262,13 @@ class RobotJobs:
         asked to put them right has seen to it (`Goal.asked_at`: a hand on the board since, which ends
         the still run, or staff's "pieces are back", `Goal.answered`); else UNSEEN (from a storage
         slot, or with both squares in doubt). None otherwise (a sure difference, one where the plan
-        carried nothing, no plan carried)."""
+        carried nothing, no plan carried).
+
+        A carry's source read surely empty confirms it only where the camera was sure of the piece there
+        when the plan was made (`Goal.guessed`): an empty square can be left by no piece. Hard-light museum
+        day, seed 26: the first look at an empty Throw Board guessed a king on a1 (its gold-green corner
+        fill, 0.43); the set-up carried him from a1 to f6, the camera was unsure at f6 and sure a1 was
+        empty, and the game began with the kiosk's king on f6 and none on the table."""
         if goal.phase != Phase.VERIFY or goal.interrupted or not goal.last_plan:
             return None
         if any(still.confidence[sq] >= SURE for sq in diff):
@@ -272,7 +279,8 @@ class RobotJobs:
             return None
         if goal.asked_at is not None and (goal.answered or still.since > goal.asked_at):
             return CarryDoubt.SEEN_TO
-        confirmed = all(any(sq not in diff and still.confidence[sq] >= SURE for sq in squares) for squares in touching)
+        confirmed = all(any(sq not in diff and sq not in goal.guessed and still.confidence[sq] >= SURE
+                            for sq in squares) for squares in touching)
         return CarryDoubt.SEEN_TO if confirmed else CarryDoubt.UNSEEN
 
     def _record_kept(self, kind: str, squares: set[int], where: str) -> None:
@@ -299,7 +307,7 @@ class RobotJobs:
         assert self.planner is not None   # set by use_board()
         return reconcile(observed, target, self.book.storage(), self.planner, offset_mm=offset_mm)
 
-    def _plan(self, goal: Goal, observed: dict[int, Piece], diff: dict[int, Piece | None]) -> None:
+    def _plan(self, goal: Goal, observed: dict[int, Piece], diff: dict[int, Piece | None], still: StableEvent) -> None:
         host = self.host
         plan = None
         if host.state == State.PLACE_PIECE:
@@ -330,6 +338,9 @@ class RobotJobs:
             return
         host.record("plan", purpose=goal.purpose.value, attempt=goal.attempts,
                      plan=[t.to_json() for t in plan.transfers])
+        # a piece the camera only guessed at where a carry starts may never have been there (_carry_doubt)
+        goal.guessed = frozenset(t.src for t in plan.transfers
+                                 if isinstance(t.src, int) and still.confidence[t.src] < SURE)
         host.resume_goal_state(goal.purpose)
         self.submit(plan.transfers, observed)
 
