@@ -14,6 +14,7 @@ the robot's move was confirmed in spite of.
 from __future__ import annotations
 
 import logging
+from typing import TypeVar
 
 import pytest
 
@@ -160,13 +161,24 @@ class SlipOnce(WorldGantry):
         return super().poll()
 
 
-def robot_move_under_a_veil(tmp_path, slip: bool):
-    """The robot's move with both its squares read as before it, in doubt; `slip`: its first carry misses."""
-    rig = Rig(tmp_path, seed=5)
-    camera = rig.camera = OldPictureInDoubt(rig.world, rig.clock)
-    gantry = rig.gantry = SlipOnce(rig.world)
+Cam = TypeVar("Cam", bound=WorldCamera)
+Gan = TypeVar("Gan", bound=WorldGantry)
+
+
+def started(path, seed: int, camera_cls: type[Cam], gantry_cls: type[Gan]) -> tuple[Rig, Cam, Gan]:
+    """A Copenhagen game (the visitor the attackers) started on a rig with these fake camera and gantry."""
+    rig = Rig(path, seed=seed)
+    camera = camera_cls(rig.world, rig.clock)
+    gantry = gantry_cls(rig.world)
+    rig.camera, rig.gantry = camera, gantry
     rig.ctrl = rig.make()
     rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
+    return rig, camera, gantry
+
+
+def robot_move_under_a_veil(tmp_path, slip: bool):
+    """The robot's move with both its squares read as before it, in doubt; `slip`: its first carry misses."""
+    rig, camera, gantry = started(tmp_path, 5, OldPictureInDoubt, SlipOnce)
     rig.run_until({"visitor_turn"})
     rig.visitor_random_move()
     board = rig.ctrl.view().board
@@ -279,11 +291,7 @@ def test_a_piece_let_go_mid_carry_and_read_in_doubt_is_no_untouched_square(tmp_p
     """A carry stopped mid-way lets its piece go on its path (RobotJobs.path_squares). Read there in doubt,
     it is not taken as an untouched empty square: the robot carries it on, and the board and the game agree."""
     for seed in range(20):
-        rig = Rig(tmp_path / str(seed), seed=seed)
-        camera = rig.camera = DoubtWhereDropped(rig.world, rig.clock)
-        gantry = rig.gantry = DropsMidway(rig.world)
-        rig.ctrl = rig.make()
-        rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
+        rig, camera, gantry = started(tmp_path / str(seed), seed, DoubtWhereDropped, DropsMidway)
         rig.run_until({"visitor_turn"})
         gantry.drop_armed = True
         rig.visitor_random_move()
@@ -399,11 +407,7 @@ def test_a_park_from_a_square_read_empty_only_in_doubt_is_carried_once_more(tmp_
     not happen. The park is carried once more, and the game goes on with the board and the game agreeing
     (a hard-light museum day's desync, seed 27: f7's defender stayed on the board)."""
     for seed in range(10):
-        rig = Rig(tmp_path / str(seed), seed=seed)
-        camera = rig.camera = VeiledSquares(rig.world, rig.clock)
-        gantry = rig.gantry = SlipOnce(rig.world)
-        rig.ctrl = rig.make()
-        rig.ctrl.start_game("copenhagen", {}, Side.ATTACKERS, "easy")
+        rig, camera, gantry = started(tmp_path / str(seed), seed, VeiledSquares, SlipOnce)
         for _ in range(80):
             if rig.run_until({"visitor_turn", "game_over"}, limit=3000) != "visitor_turn":
                 break
