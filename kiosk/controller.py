@@ -79,6 +79,7 @@ class GameController:
         self.camera, self.gantry, self.engine = camera, gantry, engine
         self.clock = clock
         self.journal = Journal(state_dir)
+        self.state_dir = state_dir
         self.on_game_over = on_game_over
         self.on_poll = on_poll          # e.g. the systemd watchdog's tick: alive while the loop runs
         self.on_state = on_state        # e.g. systemd STATUS=

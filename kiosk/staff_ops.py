@@ -9,6 +9,8 @@ they share the gantry and the robot's ledger with the robot's jobs
 from __future__ import annotations
 
 import logging
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from engine import Board, square_name
@@ -25,6 +27,9 @@ if TYPE_CHECKING:
     from kiosk.controller import GameController
 
 log = logging.getLogger("kiosk.staff")
+
+#: pictures of the camera kept when staff are called because the board is not read (StaffOps.keep_camera_picture)
+CAMERA_PICTURES_KEPT = 20
 
 
 class StaffOps:
@@ -150,5 +155,31 @@ class StaffOps:
             return
         c.notice = why
         c.record("staff_called", why=why, squares=squares)
-        log.warning("staff needed at the kiosk: %s (%s); the game is kept and waits", why, squares)
+        picture = self.keep_camera_picture() if why.startswith("camera:") else None
+        log.warning("staff needed at the kiosk: %s (%s); the game is kept and waits%s", why, squares,
+                    f"; the camera's picture: {picture}" if picture else "")
+
+    def keep_camera_picture(self) -> str | None:
+        """The camera's newest picture, saved in the state directory's `camera/` when staff are called because
+        the board is not read: what the person who comes (or reads the log later) needs to see why (a bag on a
+        corner marker, a lamp's glare, the camera knocked). Only the newest CAMERA_PICTURES_KEPT are kept, so a
+        long day's calls cannot fill the card. None when the camera keeps no frames or the file cannot be
+        written (logged; the call stands)."""
+        image = self.camera_snapshot()
+        if image is None:
+            return None
+        import cv2
+
+        folder = Path(self.c.state_dir) / "camera"
+        path = folder / time.strftime("staff-call-%Y%m%d-%H%M%S.png")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            if not cv2.imwrite(str(path), image):
+                raise OSError("the picture could not be encoded")
+            for old in sorted(folder.glob("staff-call-*.png"))[:-CAMERA_PICTURES_KEPT]:
+                old.unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("the camera's picture for staff could not be saved in %s: %s", folder, exc)
+            return None
+        return str(path)
 

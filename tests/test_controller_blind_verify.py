@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import logging
 
+import cv2
+import numpy as np
+
 from calibration.config import Config
 from kiosk.ports import CameraReading
+from kiosk.staff_ops import CAMERA_PICTURES_KEPT
 from tests.helpers.fakes import WorldCamera
 from tests.helpers.rig import visitor_turn
 
@@ -19,6 +23,10 @@ class BlindCamera(WorldCamera):
     """The world's squares, until a corner marker is lost: then no board at all."""
 
     blind = False
+    picture = np.zeros((72, 128, 3), np.uint8)
+
+    def snapshot(self) -> np.ndarray | None:
+        return self.picture
 
     def read_latest(self) -> CameraReading | None:
         if self.blind:
@@ -68,3 +76,26 @@ def test_a_camera_that_reads_the_board_calls_nobody(tmp_path):
         rig.clock.now += 0.5
         rig.ctrl.poll()
     assert not rig.ctrl.view().staff_notice
+
+
+def test_a_staff_call_for_the_camera_keeps_its_picture(tmp_path, caplog):
+    """The person called (or whoever reads the log later) sees what the camera saw: the newest picture is saved
+    in the state directory and named in the log line; only the newest CAMERA_PICTURES_KEPT are kept."""
+    rig = _blind_in_verify(tmp_path)
+    rig.camera.picture = np.full((72, 128, 3), (0, 40, 200), np.uint8)        # a red bag on the corner
+    folder = rig.state_dir / "camera"
+    folder.mkdir(parents=True)
+    for k in range(CAMERA_PICTURES_KEPT + 3):                                # an earlier long day's calls
+        cv2.imwrite(str(folder / f"staff-call-20000101-0000{k:02d}.png"), np.zeros((4, 4, 3), np.uint8))
+    with caplog.at_level(logging.WARNING, logger="kiosk.staff"):
+        for _ in range(int((STAFF_CALL_S + 10) / 0.5)):
+            rig.clock.now += 0.5
+            rig.ctrl.poll()
+    assert rig.ctrl.view().staff_notice == "camera: markers not found: 2"
+    told = [r.getMessage() for r in caplog.records if "staff needed" in r.getMessage()]
+    assert len(told) == 1 and "the camera's picture: " in told[0]
+    saved = told[0].split("the camera's picture: ")[1]
+    kept = sorted(folder.glob("staff-call-*.png"))
+    assert len(kept) == CAMERA_PICTURES_KEPT and str(kept[-1]) == saved
+    picture = cv2.imread(saved)
+    assert picture.shape == (72, 128, 3) and tuple(picture[0, 0]) == (0, 40, 200)
