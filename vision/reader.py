@@ -26,7 +26,7 @@ from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvid
                           pieces_need_a_rim, rim_without_top, fine_detail, noise_of, shape_agreement, shape_conflict,
                           shape_fallback, with_outline, with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
-from vision.occlusion import FrameBandChecker, GridChecker, arm_region, foreign_squares
+from vision.occlusion import FrameBandChecker, GridChecker, GridVisibility, arm_region, foreign_squares
 from vision.position import SquareClass, camp_squares, marked_squares, pieces_from_classes, throne_square
 from vision.rectify import rectified_frame, rectify
 from vision.stability import patches_moved, square_means
@@ -250,16 +250,7 @@ class BoardReader:
         # comes in over the board's edge (an arm), never stage light or a shadow alone
         foreign = foreign_squares(feats.wood_chroma, self.marked, self.size, unseen=feats.colour_unseen,
                                   hue_seen=feats.hue_seen)
-        region = arm_region(foreign, self.band.deviating(rect), self.size)
-        arm = int(region.sum()) >= ARM_SQUARES and self.grid.arm_crossing(grid, region)
-        if not arm:
-            # a hand's few squares where the band shows its sleeve: with a patch of hidden crossings at their corners
-            arm = int(region.sum()) >= BANDED_HAND_SQUARES and self.grid.patch_at(grid, region)
-        if not arm:
-            # a hand under a lamp: its own colour on squares from the board's edge, whatever the band shows
-            lit = arm_region(foreign, None, self.size)
-            arm = int(lit.sum()) >= ARM_SQUARES and self.grid.patch_at(grid, lit)
-        if arm and trust is not Trust.ALL:
+        if self._arm_over(grid, foreign, rect) and trust is not Trust.ALL:
             self._doubted = (rect_gray, False)
             raise NotReadable("hand over board", rect_gray)
         if float(np.median(feats.wood_lum)) < DARK_WOOD_LEVEL:
@@ -449,6 +440,21 @@ class BoardReader:
         gray, glare_only = self._doubted
         self._trusted = (square_means(gray, self.size), Trust.GLARE if glare_only else Trust.ALL)
         return True
+
+    def _arm_over(self, grid: GridVisibility, foreign: np.ndarray, rect: np.ndarray) -> bool:
+        """An arm over the board by its off-colour squares (`foreign`, vision/occlusion.foreign_squares) joined
+        to the board's edge, with crossings hidden: ARM_SQUARES of them where the frame band shows a sleeve
+        beside them and any crossing is hidden (GridChecker.arm_crossing), or BANDED_HAND_SQUARES with a patch
+        of hidden crossings at their corners (GridChecker.patch_at); ARM_SQUARES with such a patch however the
+        band looks (a hand under a lamp, which may wash the band out)."""
+        banded = arm_region(foreign, self.band.deviating(rect), self.size)
+        count = int(banded.sum())
+        if count >= ARM_SQUARES and self.grid.arm_crossing(grid, banded):
+            return True
+        if count >= BANDED_HAND_SQUARES and self.grid.patch_at(grid, banded):
+            return True
+        lit = arm_region(foreign, None, self.size)
+        return int(lit.sum()) >= ARM_SQUARES and self.grid.patch_at(grid, lit)
 
     def _still_trusted(self, rect_gray: np.ndarray) -> Trust:
         """How far the visitor vouched for this picture (`hands_off`): no square's mean moved since."""
