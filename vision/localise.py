@@ -100,6 +100,13 @@ COVERED_MATCH = 0.5
 # 30 fps): a marker whose patch no longer matches for another reason (light that changed over it) is found
 # again by the full search, and its patch is taken afresh.
 COVERED_RECHECK = 15
+# A held marker (`_hold`): the one marker not found while the other three are where they were is taken at its
+# last place if its place is at least HOLD_LIT times as bright as in its kept patch, against the others (a glare
+# veil adds light). Museum-day scenes whose glare washed a marker out (hard light, 2,900 scenes of camera
+# seeds 26 and 40-47 read in turn by one tracking reader): 1.43, 2.40 and 2.71; a dark cover (the
+# renderer's hide_markers) 0.60; visitors' arms over a corner (held-out renderer, hard, seeds 110M, the
+# same scene hand-free first): 0.66-1.41, each refused as a hand by the reader, held or not.
+HOLD_LIT = 1.1
 
 
 class NotReadable(Exception):
@@ -145,6 +152,7 @@ class BoardView:
     reprojection_px: float        # RMS of the 16 corners through H
     K: np.ndarray | None = None   # the lens H is undistorted for (configured or fitted from the grid), if any
     dist: np.ndarray | None = None
+    held: tuple[int, ...] = ()    # a marker not found in this frame, taken where it was (BoardLocaliser._hold)
 
     def to_image(self, mm: np.ndarray) -> np.ndarray:
         """Board points (mm, z = 0) -> pixels of the frame as the lens shows them."""
@@ -598,6 +606,28 @@ class BoardLocaliser:
                 return []
         return missing
 
+    def _hold(self, gray: np.ndarray, found: dict[int, np.ndarray]) -> list[int]:
+        """The one marker not found, put back at its last place (`found` gains it) where the three found
+        lie where they were (TRACK_MOVED) and its place has taken light (HOLD_LIT); else nothing.
+
+        WHY: the board is rigid and the camera mounted, so three markers unmoved put the fourth where it
+        was. Hard-light museum days lost visitors' games to one marker that a lamp's glare washed out in
+        a still scene: the pose was refused frame after frame and the robot's move waited for staff,
+        while the squares could be read. Only light is held, though: a bag or a coat that darkens a
+        marker may reach onto the corner square too (a dark lump read as a piece there), and is refused
+        as before. A hand held this way is refused by the reader's occlusion rules (vision/reader.py),
+        which see the arm over the frame band and the squares. Two markers missing are not held: two
+        do not pin a board, and a hand is likelier.
+        """
+        previous = self._previous
+        missing = [mid for mid in self.markers.ids if mid not in found]
+        if previous is None or len(missing) != 1 or missing[0] not in previous["quads"]:
+            return []
+        if not _unmoved(found, previous["quads"]) or _lit(gray, previous["patches"], missing[0]) < HOLD_LIT:
+            return []
+        found[missing[0]] = previous["quads"][missing[0]]
+        return missing
+
     def _detect_near(self, gray: np.ndarray, previous: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
         """Markers looked for only around where they were in the last frame (the camera is mounted)."""
         h, w = gray.shape[:2]
@@ -650,33 +680,41 @@ class BoardLocaliser:
         else the markers are first looked for near their places in
         the previous frame (a few small crops instead of the whole frame);
         a marker missed there whose pattern is gone from its place while the
-        others are in theirs is covered, and the frame is refused at once
-        (`_covered`, the last places kept; every COVERED_RECHECK-th such
-        frame goes on to the full search all the same); else it is looked
-        for round its last place (`_search_near`);
+        others are in theirs is covered: one covered marker is held where it
+        was (`_hold`), more refuse the frame at once (`_covered`, the last
+        places kept; every COVERED_RECHECK-th such frame goes on to the full
+        search all the same); else it is looked for round its last place
+        (`_search_near`);
         the whole frame is searched when that does not find all four: with
         one threshold window first, with all three when that misses a marker;
         then a missing marker is looked for where the others put it
         (`_search_missing`, on the frame and unsharp-masked, `_search_soft`,
-        and last `_fit_at`, its whole picture). All four or none: a marker
-        not found refuses the frame (MARKERS_LOST), whatever hides it.
+        and last `_fit_at`, its whole picture). A marker still missing is
+        held where it was if the three found have not moved (`_hold`: the
+        view's `held`); otherwise the frame is refused (MARKERS_LOST),
+        whatever hides it.
         """
         found: dict[int, np.ndarray] = {}
         anchor = None
         covered: list[int] = []
-        if track and self._previous and self._previous.get("shape") == gray.shape:
-            if self._still(gray, self._previous["patches"]):
-                found, anchor = dict(self._previous["quads"]), self._previous["patches"]
+        held: list[int] = []
+        last = self._previous if track and self._previous and self._previous.get("shape") == gray.shape else None
+        if last is not None:
+            if self._still(gray, last["patches"]):
+                found, anchor = dict(last["quads"]), last["patches"]
             else:
-                found = self._detect_near(gray, self._previous["quads"])
+                found = self._detect_near(gray, last["quads"])
             covered = self._covered(gray, found)
             if covered and self._covered_run < COVERED_RECHECK:
                 # (the last places are kept: the frame after the cover is lifted is tracked again)
                 self._covered_run += 1
-                raise NotReadable(f"{MARKERS_LOST}: " + ", ".join(str(i) for i in covered))
-            self._covered_run = 0
+                held = self._hold(gray, found)
+                if not held:
+                    raise NotReadable(f"{MARKERS_LOST}: " + ", ".join(str(i) for i in covered))
+            else:
+                self._covered_run = 0
             if len(found) < len(self.markers.ids):
-                self._search_near(gray, found, self._previous["quads"])
+                self._search_near(gray, found, last["quads"])
         if len(found) < len(self.markers.ids):
             found = self.detect(gray, quick=True)
         if len(found) < len(self.markers.ids):
@@ -693,7 +731,12 @@ class BoardLocaliser:
             self._search_soft(gray, found)
         if 2 <= len(found) < len(self.markers.ids):
             self._search_missing(gray, found, self._fit_at)
-        if len(found) == len(self.markers.ids):
+        if last is not None and not held:
+            held = self._hold(gray, found)
+        if last is not None and held:
+            # (the held marker's picture, as it was when last found, stays the one it is matched against)
+            self._previous = {**last, "quads": dict(found)}
+        elif len(found) == len(self.markers.ids):
             self._previous = {"shape": gray.shape, "quads": dict(found),
                               "patches": anchor if anchor is not None else _still_patches(gray, found)}
         elif not covered:
@@ -715,7 +758,8 @@ class BoardLocaliser:
         if rms > 6.0:
             raise NotReadable(f"{MARKERS_LOST}: the four markers do not lie on one board")
         center = self.camera_center(H, gray.shape[1], gray.shape[0])
-        return BoardView(H=H, camera_center=center, marker_corners=found, reprojection_px=rms, K=self.K, dist=self.dist)
+        return BoardView(H=H, camera_center=center, marker_corners=found, reprojection_px=rms, K=self.K, dist=self.dist,
+                         held=tuple(held))
 
     def _fit_lens(self, gray: np.ndarray, img: np.ndarray, board: np.ndarray) -> None:
         """One more fit of the lens from this frame's grid while fewer than LENS_FITS are kept for this camera
@@ -831,6 +875,21 @@ def _patch_match(gray: np.ndarray, place: tuple[int, int, np.ndarray]) -> tuple[
     area = gray[y0 - STILL_SHIFT:y1 + STILL_SHIFT, x0 - STILL_SHIFT:x1 + STILL_SHIFT]
     _, best, _, loc = cv2.minMaxLoc(cv2.matchTemplate(area, patch, cv2.TM_CCOEFF_NORMED))
     return float(best), (int(loc[0]), int(loc[1]))
+
+
+def _lit(gray: np.ndarray, patches: dict[int, tuple[int, int, np.ndarray]], mid: int) -> float:
+    """How much brighter marker `mid`'s place is now than in its kept patch (`_still_patches`), against
+    the others' (the median of their ratios: the camera's exposure and the room's light change them
+    all alike); 0.0 where no patches were kept."""
+    def ratio(place: tuple[int, int, np.ndarray]) -> float:
+        x0, y0, patch = place
+        now = gray[y0:y0 + patch.shape[0], x0:x0 + patch.shape[1]]
+        return float(now.mean()) / max(float(patch.mean()), 1.0) if now.shape == patch.shape else 0.0
+
+    others = [ratio(place) for other, place in patches.items() if other != mid]
+    if mid not in patches or not others:
+        return 0.0
+    return ratio(patches[mid]) / max(float(np.median(others)), 1e-6)
 
 
 def _unmoved(found: dict[int, np.ndarray], previous: dict[int, np.ndarray]) -> bool:
