@@ -202,6 +202,45 @@ def test_a_stepped_camera_takes_a_frame_only_when_stepped():
     camera.stop()
 
 
+def test_a_repeated_picture_whose_board_was_lost_is_read_again():
+    """A simulated still scene repeats one picture, and its reading is replayed; but not a lost pose:
+    the reader searches a covered marker in full only every COVERED_RECHECK-th frame, so the same
+    picture read again may find it (replayed, one refusal lost the robot's move for good on museum
+    days). Other refusals are replayed as before."""
+    from kiosk.camera_thread import CameraThread
+    from kiosk.ports import CameraReading
+    from tests.helpers.fakes import OnePictureFeed as Source
+    from vision.localise import MARKERS_LOST
+
+    class FindsItOnTheThirdLook:
+        def __init__(self, refusal: str) -> None:
+            self.reads, self.refusal = 0, refusal
+
+        def read(self, frame, seq):
+            self.reads += 1
+            ok = self.reads >= 3
+            return CameraReading(seq, frame.t, ok, None if ok else self.refusal)
+
+        def use_board(self, board_name, variant): pass
+
+        def confirm(self, reading, squares): pass
+
+    lost = FindsItOnTheThirdLook(f"{MARKERS_LOST}: 0")
+    camera = CameraThread(Source(), lost, threaded=False)
+    for _ in range(4):
+        camera.step()
+    assert lost.reads == 3 and camera.frames_read == 3
+    latest = camera.read_latest()
+    assert latest is not None and latest.ok and not latest.fresh and latest.seq == 4
+    camera.stop()
+    hand = FindsItOnTheThirdLook("hand over board")
+    camera = CameraThread(Source(), hand, threaded=False)
+    for _ in range(4):
+        camera.step()
+    assert hand.reads == 1 and not camera.read_latest().ok
+    camera.stop()
+
+
 def test_a_desync_names_the_squares_the_ply_and_the_state_change_once_per_game(caplog):
     """A day's DESYNC is followed up from the log: which squares the table and the kiosk disagree on,
     at which ply, entering which state from which."""
