@@ -157,3 +157,21 @@ def test_a_washed_out_corner_is_held_only_while_the_three_others_stay_put():
     assert pose_lost(str(refused.value)) and str(refused.value).endswith(": 3")
     with pytest.raises(NotReadable):                      # and a reader of one picture has no last place
         BoardReader(Config(), BOARD).read(_noisy(lamped, rng), track=False)
+
+
+def test_the_kiosk_says_once_in_its_log_that_a_corner_is_taken_where_it_was(caplog):
+    import logging
+
+    from kiosk.camera_thread import Frame
+    from kiosk.vision_adapter import VisionFrameReader
+
+    before, glared = _museum_day_scenes(40, (137, 138))
+    rng = np.random.default_rng(7)
+    reader = VisionFrameReader(Config(), BOARD, learn=False)
+    with caplog.at_level(logging.WARNING, logger="kiosk.vision"):
+        assert reader.read(Frame(0.0, _sensor(before, rng)), 1).ok
+        readings = [reader.read(Frame(0.1 * k, _sensor(glared, rng)), 2 + k) for k in range(4)]
+    assert all(reading.ok for reading in readings)
+    told = [r.getMessage() for r in caplog.records if "corner marker" in r.getMessage()]
+    assert told == ["camera: corner marker 0 not seen on board-11; taken where it was, as the other three have "
+                    "not moved"]
