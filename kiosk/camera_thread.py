@@ -178,16 +178,13 @@ class CameraThread(CameraPort):
         self._seq += 1
         t0 = time.perf_counter()
         previous = self._frame_reading
-        replayed = None
-        if frame.repeat and previous is not None and not (not previous.ok and pose_lost(previous.reason)):
-            replayed = previous
+        # the same picture: its reading again; but not a lost pose, which the reader may find in the same
+        # picture later (it searches a covered marker in full only every vision.localise.COVERED_RECHECK-th
+        # frame): replayed, a simulated still scene's lamp over a corner lost the robot's move for good
+        replay = frame.repeat and previous is not None and (previous.ok or not pose_lost(previous.reason))
         try:
-            if replayed is not None:
-                # the same picture: its reading again; but not a lost pose, which the reader may find in
-                # the same picture later (it searches a covered marker in full only every
-                # vision.localise.COVERED_RECHECK-th frame): replayed, a simulated still scene's lamp
-                # over a corner lost the robot's move for good on museum days, where a live camera is not
-                reading = replace(replayed, seq=self._seq, t=frame.t, fresh=False)
+            if replay and previous is not None:
+                reading = replace(previous, seq=self._seq, t=frame.t, fresh=False)
             else:
                 reading = self.reader.read(frame, self._seq)
         except Exception as exc:   # a camera error is a reading, not a crash
@@ -195,6 +192,6 @@ class CameraThread(CameraPort):
             reading = CameraReading(self._seq, frame.t, False, f"reader error: {exc}")
         self._frame_reading = reading
         self.read_seconds += time.perf_counter() - t0
-        self.frames_read += 0 if replayed is not None else 1
+        self.frames_read += 0 if replay else 1
         self._post(reading)
         return self.min_period - (self.clock() - started)

@@ -134,6 +134,16 @@ ROUND_SHARE = 0.7
 ROUND_REACH = 1.6
 
 
+def _profiles(gray: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """The grey levels at `points` (..., 2: column, row) of the square picture `gray`, as float32."""
+    return gray.ravel().take(pixel_index(points, gray.shape[0])).astype(np.float32)
+
+
+def _whole_step(prof: np.ndarray) -> np.ndarray:
+    """Along each ray's profile (last axis, outward): its first three samples' mean minus its last three's."""
+    return prof[..., :3].mean(-1) - prof[..., -3:].mean(-1)
+
+
 def _rim(sharpest: np.ndarray, whole: np.ndarray) -> np.ndarray:
     """Median over rays of the sharpest step (S, R) against the whole step (0 where there is no step)."""
     sharp = sharpest / np.maximum(whole, 1.0)
@@ -186,8 +196,7 @@ class OutlineMeter:
         at = pixel_index(tops[:, None, None, :] + self.offsets[None], n)                 # (S, R, K)
         prof = gray.ravel().take(at).astype(np.float32)
         inside = prof[..., :3].mean(-1)
-        outside = prof[..., -3:].mean(-1)
-        whole = inside - outside                                                        # (S, R)
+        whole = _whole_step(prof)                                                       # (S, R)
         steps = prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]                              # falls outward
         if noise is None:
             noise = pixel_noise(gray) if fine is None else noise_of(fine)
@@ -218,24 +227,21 @@ class OutlineMeter:
         """(Outline.lift_moved, Outline.sharpness_dark_moved): round each top no lighter than its ring, the
         darkest lift among tops moved MOVED_SHIFT radii (the rays' ends only), and where that is darker by
         MOVED_GAIN sigmas of the noise, the lift and dark rim measured round that moved top; inf and 0 elsewhere."""
-        n = gray.shape[0]
         lift_moved = np.full(len(lift), np.inf, np.float32)
         sharpness = np.zeros(len(lift), np.float32)
         some = np.nonzero(lift <= 0.0)[0]
         if not len(some):
             return lift_moved, sharpness
         ends = np.concatenate([self.offsets[:, :3], self.offsets[:, -3:]], 1)          # (R, 6, 2)
-        at = pixel_index(tops[some, None, None, None, :] + self.moved[None, :, None, None, :] + ends[None, None], n)
-        prof = gray.ravel().take(at).astype(np.float32)                                 # (S, D, R, 6)
-        moved = np.median(prof[..., :3].mean(-1) - prof[..., 3:].mean(-1), -1)         # (S, D)
+        prof = _profiles(gray, tops[some, None, None, None, :] + self.moved[None, :, None, None, :] + ends[None, None])
+        moved = np.median(_whole_step(prof), -1)                                         # (S, D)
         best = moved.argmin(1)
         darker = moved[np.arange(len(some)), best] < lift[some] - MOVED_GAIN * max(noise, 0.5)
         some, best = some[darker], best[darker]
         if not len(some):
             return lift_moved, sharpness
-        at = pixel_index(tops[some, None, None, :] + self.moved[best][:, None, None, :] + self.offsets[None], n)
-        prof = gray.ravel().take(at).astype(np.float32)                                 # (S, R, K)
-        whole = prof[..., :3].mean(-1) - prof[..., -3:].mean(-1)
+        prof = _profiles(gray, tops[some, None, None, :] + self.moved[best][:, None, None, :] + self.offsets[None])
+        whole = _whole_step(prof)                                                       # (S, R)
         rise = -(prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]).min(-1)
         lift_moved[some] = median(whole, 1)
         sharpness[some] = _rim(rise, -whole)
