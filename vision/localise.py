@@ -9,6 +9,7 @@ classifier samples where the top really appears.
 """
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 from dataclasses import dataclass
@@ -107,6 +108,19 @@ COVERED_RECHECK = 15
 # renderer's hide_markers) 0.60; visitors' arms over a corner (held-out renderer, hard, seeds 110M, the
 # same scene hand-free first): 0.66-1.41, each refused as a hand by the reader, held or not.
 HOLD_LIT = 1.1
+# One marker read and no other (`_search_unread`): the others are looked for among the marker-like squares the
+# soft detector found but could not read. At most UNREAD_CANDIDATES of them, those nearest the read marker's
+# size, and only within UNREAD_SIZE times its side (tilt and the far corner shrink a marker; a candidate may be
+# its light ring's outline) and at least UNREAD_APART sides from it. Three taken for the missing markers fix,
+# with the read one, a homography through the four centres that must put the read marker's corners within
+# UNREAD_CORNERS of its side; two, with its four corners, one that must fit all six points within UNREAD_FIT.
+# The UNREAD_TRIES best of each are checked marker by marker as a whole picture (`_fit_at`), nearest first.
+UNREAD_CANDIDATES = 12
+UNREAD_SIZE = (0.4, 2.5)
+UNREAD_APART = 3.0
+UNREAD_CORNERS = 0.15
+UNREAD_FIT = 0.1
+UNREAD_TRIES = 3
 
 
 class NotReadable(Exception):
@@ -416,9 +430,67 @@ class BoardLocaliser:
         border to find, so it stays missing.
         """
         if len(found) < 2:
-            for mid, quad in self.detect(_soften(gray), soft=True).items():
-                found.setdefault(mid, quad / 2)
+            corners, ids, unread = self.soft_detector.detectMarkers(_soften(gray))
+            for c, raw_id in zip(corners, () if ids is None else ids.ravel()):
+                if int(raw_id) in self.board_points:
+                    found.setdefault(int(raw_id), c.reshape(4, 2).astype(np.float64) / 2)
+            if len(found) == 1:
+                self._search_unread(gray, found, [q.reshape(4, 2).astype(np.float64) / 2 for q in unread])
         self._search_missing(gray, found, self._find_soft)
+
+    def _search_unread(self, gray: np.ndarray, found: dict[int, np.ndarray], unread: list[np.ndarray]) -> None:
+        """With one marker read, the other three among the marker-like squares whose codes did not read.
+
+        WHY: in a dim room under blur a marker far from the lamp may be the only one whose code reads; the
+        others still show as a dark square on a light ring, which the detector outlines as a candidate and
+        then drops, cells too soft to read (hard light, held-out renderer, seeds 123,058,017 and 125,004,017,
+        each refused as "markers not found" for three of four). One marker alone cannot say where the others
+        are (its corners are a few pixels apart, the board hundreds), and `_search_missing` needs two. But
+        the four markers lie on the board as configured: three candidates taken for the missing ones, or two
+        (the third then found where the others put it), must fit one homography with the read marker's own
+        corners (UNREAD_CORNERS, UNREAD_FIT). A wood square, a piece or a sleeve's fold outlined as a
+        candidate rarely does, and every marker so placed must then show its own code as a whole picture
+        there (`_fit_at`: correlation, light ring, code cells), as a marker found from two others must. All
+        four are taken or none (`found` unchanged); a hand over a marker hides its ring and code.
+        """
+        (known, quad), = found.items()
+        side = _side(quad)
+        near = [q for q in unread
+                if UNREAD_SIZE[0] <= _side(q) / side <= UNREAD_SIZE[1]
+                and np.linalg.norm(q.mean(0) - quad.mean(0)) >= UNREAD_APART * side]
+        near.sort(key=lambda q: abs(math.log(_side(q) / side)))
+        centres = np.array([q.mean(0) for q in near[:UNREAD_CANDIDATES]])
+        missing = [m for m in self.markers.ids if m != known]
+        board = {m: self.board_points[m].mean(0) for m in self.markers.ids}
+        trios, pairs = [], []
+        src = np.array([board[known]] + [board[m] for m in missing], np.float32)
+        for pick in itertools.permutations(range(len(centres)), len(missing)):
+            H = cv2.getPerspectiveTransform(src, np.vstack([quad.mean(0), centres[list(pick)]]).astype(np.float32))
+            err = _fit_error(H, self.board_points[known], quad) / side
+            if err <= UNREAD_CORNERS:
+                trios.append((err, tuple(zip(missing, pick)), H))
+        for a, b in itertools.combinations(missing, 2):
+            for i, j in itertools.permutations(range(len(centres)), 2):
+                src2 = np.vstack([self.board_points[known], board[a], board[b]])
+                dst2 = np.vstack([quad, centres[i], centres[j]])
+                H, _ = cv2.findHomography(src2, dst2, 0)
+                if H is not None and (err := _fit_error(H, src2, dst2) / side) <= UNREAD_FIT:
+                    pairs.append((err, ((a, i), (b, j)), H))
+        trios.sort(key=lambda h: h[0])
+        pairs.sort(key=lambda h: h[0])
+        for _, placed, H in trios[:UNREAD_TRIES] + pairs[:UNREAD_TRIES]:
+            trial = {known: quad}
+            for mid, _ in placed:
+                seen = self._fit_at(gray, mid, _project(H, self.board_points[mid]), 2)
+                if seen is None:
+                    break
+                trial[mid] = seen
+            if len(trial) < 1 + len(placed):
+                continue
+            self._search_missing(gray, trial, self._fit_at)
+            if len(trial) == len(self.markers.ids):
+                found.update(trial)
+                return
 
     def _code_bits(self, mid: int) -> np.ndarray:
         """Marker `mid`'s 4 x 4 code, True for a white cell (what `_verify_at` and `_code_follows` compare with)."""
@@ -890,6 +962,16 @@ def _lit(gray: np.ndarray, patches: dict[int, tuple[int, int, np.ndarray]], mid:
     if mid not in patches or not others:
         return 0.0
     return ratio(patches[mid]) / max(float(np.median(others)), 1e-6)
+
+
+def _project(H: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Board points (mm) through homography H to picture pixels."""
+    return cv2.perspectiveTransform(np.asarray(points, np.float64).reshape(-1, 1, 2), H).reshape(-1, 2)
+
+
+def _fit_error(H: np.ndarray, board: np.ndarray, picture: np.ndarray) -> float:
+    """RMS distance (pixels) between the board points through H and where the picture has them."""
+    return float(np.sqrt(((_project(H, board) - picture) ** 2).sum(1).mean()))
 
 
 def _unmoved(found: dict[int, np.ndarray], previous: dict[int, np.ndarray]) -> bool:
