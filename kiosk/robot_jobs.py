@@ -70,6 +70,7 @@ class Goal:
     waited_told: bool = False         # the long wait for a still board has been logged (RobotJobs._waiting)
     guessed: frozenset[int] = frozenset()   # the last plan's source squares the camera's piece there was a guess on
     parks_doubted: frozenset[int] = frozenset()   # squares parked from that read empty only in doubt (_parks_in_doubt)
+    unbegun: list[Transfer] = field(default_factory=list)   # the interrupted plan's carries after the one it stopped in
 
     @property
     def reach(self) -> frozenset[int] | None:
@@ -214,17 +215,32 @@ class RobotJobs:
         captured on f7, f7 read empty in doubt, the robot's move was taken as done, and the game went on
         with a piece on f7 that the game did not have. A second carry costs a few seconds; a piece that
         had gone is not there to catch, and the slot it went to is the one booked for it again.
+
+        After a plan the gantry stopped in (a gantry error), the same holds for its parks it never began
+        (`Goal.unbegun`, the carries after the one it stopped in; the recovery sweeps that one again): their
+        pieces stand where they stood, and there is not even a missed pickup to doubt. Hard-light museum
+        day, seed 48: garbled serial stopped the robot's move e5-c5, the recovery finished it, the park of
+        the defender it captured on b5 was never begun, b5 read empty in doubt, and the game went on with a
+        defender on b5 that the game did not have.
         """
-        if goal.phase != Phase.VERIFY or goal.interrupted or goal.attempts > 0:
+        if goal.phase != Phase.VERIFY:
             return observed
-        doubtful = {t.src: t.piece for t in goal.last_plan
+        if goal.interrupted:
+            plan = goal.unbegun
+        elif goal.attempts == 0:
+            plan = goal.last_plan
+        else:
+            return observed
+        doubtful = {t.src: t.piece for t in plan
                     if isinstance(t.src, int) and isinstance(t.dst, Slot) and observed.get(t.src) is None
                     and goal.target.get(t.src) is None and still.confidence[t.src] < SURE}
         if not doubtful:
             return observed
         if set(doubtful) != goal.parks_doubted:         # (once, not at each of the fresh pictures' looks)
             goal.parks_doubted = frozenset(doubtful)
-            self._record_kept("unsure_parked", set(doubtful), "where the robot took pieces off: carried again")
+            self._record_kept("unsure_parked", set(doubtful),
+                              "where the robot had yet to take pieces off: carried now" if goal.interrupted
+                              else "where the robot took pieces off: carried again")
         return {**observed, **doubtful}
 
     def _king_checked(self, observed: dict[int, Piece], still: StableEvent) -> dict[int, Piece]:
@@ -386,6 +402,7 @@ class RobotJobs:
         if self.goal is not None:
             self.goal.phase = Phase.MOVING
             self.goal.last_plan = list(transfers)
+            self.goal.unbegun = []
         self.progress = 0.0
         self.activity = activity_for(transfers[0], self.host.board_size()) if transfers else IDLE_ACTIVITY
         self.gantry.submit(self._job, list(transfers), self.places(board))
@@ -441,6 +458,7 @@ class RobotJobs:
                 self.goal.not_before = self.clock()
                 self.goal.interrupted = True
                 self.goal.dropped_on |= self.path_squares(self._job_transfers[self._job_done:self._job_done + 1])
+                self.goal.unbegun = self._job_transfers[self._job_done + 1:]
             self.host.gantry_failed(event.error or "")
             self.home()
 
