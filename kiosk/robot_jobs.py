@@ -216,24 +216,27 @@ class RobotJobs:
         with a piece on f7 that the game did not have. A second carry costs a few seconds; a piece that
         had gone is not there to catch, and the slot it went to is the one booked for it again.
 
-        After a plan the gantry stopped in (a gantry error), the same holds for its parks it never began
-        (`Goal.unbegun`, the carries after the one it stopped in; the recovery sweeps that one again): their
-        pieces stand where they stood, and there is not even a missed pickup to doubt. Hard-light museum
-        day, seed 48: garbled serial stopped the robot's move e5-c5, the recovery finished it, the park of
-        the defender it captured on b5 was never begun, b5 read empty in doubt, and the game went on with a
-        defender on b5 that the game did not have.
+        After a plan the gantry stopped in (a gantry error), the same holds for every carry from a square it
+        never began (`Goal.unbegun`, the carries after the one it stopped in; the recovery sweeps that one
+        again), a park or a move: its piece stands where it stood, and there is not even a missed pickup to
+        doubt. Hard-light museum day, seed 48: garbled serial stopped the robot's move e5-c5, the recovery
+        finished it, the park of the defender it captured on b5 was never begun, b5 read empty in doubt, and
+        the game went on with a defender on b5 that the game did not have. A move's piece read so would be
+        planned from storage onto its square while it still stood on its own.
         """
         if goal.phase != Phase.VERIFY:
             return observed
         if goal.interrupted:
-            plan = goal.unbegun
+            # (not from a square an earlier carry never begun was to bring its piece to: none stands there)
+            carries = [t for i, t in enumerate(goal.unbegun)
+                       if isinstance(t.src, int) and t.src not in {u.dst for u in goal.unbegun[:i]}]
         elif goal.attempts == 0:
-            plan = goal.last_plan
+            carries = [t for t in goal.last_plan if isinstance(t.src, int) and isinstance(t.dst, Slot)]
         else:
             return observed
-        doubtful = {t.src: t.piece for t in plan
-                    if isinstance(t.src, int) and isinstance(t.dst, Slot) and observed.get(t.src) is None
-                    and goal.target.get(t.src) is None and still.confidence[t.src] < SURE}
+        doubtful = {t.src: t.piece for t in carries
+                    if observed.get(t.src) is None and goal.target.get(t.src) is None
+                    and still.confidence[t.src] < SURE}
         if not doubtful:
             return observed
         if set(doubtful) != goal.parks_doubted:         # (once, not at each of the fresh pictures' looks)

@@ -446,20 +446,21 @@ def test_a_park_from_a_square_read_empty_only_in_doubt_is_carried_once_more(tmp_
     pytest.fail("no capture for the visitor in 10 games")
 
 
-class StopsBeforeAPark(WorldGantry):
-    """Once armed, stops in the first carry of a plan that a park follows, as garbled serial stops a real
-    one: the carry is finished (the real gantry's recovery sweeps an interrupted step again) and the error
-    reported for it; the carries after it are never begun."""
+class StopsBefore(WorldGantry):
+    """Once armed, stops in the carry before the first carry of `kind` from a square in a plan, as garbled
+    serial stops a real gantry: that carry is finished (the real gantry's recovery sweeps an interrupted
+    step again) and the error reported for it; the carries after it are never begun."""
 
+    kind: str = "park"
     armed: bool = False
-    unbegun_parks: frozenset[int] = frozenset()    # the squares of the parks it never began
+    unbegun: frozenset[int] = frozenset()       # the squares of the carries of `kind` it never began
 
     def poll(self):
         if self.armed and self.queue and self.queue[0][0] == "carry":
             kind, job, transfers, i = self.queue[0]
-            parks = frozenset(t.src for t in transfers[i + 1:] if t.kind == "park" and isinstance(t.src, int))
-            if parks:
-                self.armed, self.unbegun_parks = False, parks
+            later = frozenset(t.src for t in transfers[i + 1:] if t.kind == self.kind and isinstance(t.src, int))
+            if later:
+                self.armed, self.unbegun = False, later
                 super().poll()                      # the carry, finished by the recovery
                 self.queue.pop(0)
                 return [GantryEvent(GantryEventKind.ERROR, job, i, len(transfers),
@@ -467,13 +468,16 @@ class StopsBeforeAPark(WorldGantry):
         return super().poll()
 
 
-def test_a_park_the_gantry_never_began_is_carried_though_its_square_reads_empty_in_doubt(tmp_path):
-    """The robot's plan stops on a gantry error before the park of a piece the visitor left captured; the
-    camera reads that square empty only in doubt (a lamp's core). The park was never begun, so the piece
-    stands there: it is parked now, and the game goes on with the board and the game agreeing (a
-    hard-light museum day's desync, seed 48: b5's defender stayed on the board)."""
+@pytest.mark.parametrize("kind", ["park", "move"])
+def test_a_carry_the_gantry_never_began_is_made_though_its_square_reads_empty_in_doubt(tmp_path, kind):
+    """The robot's plan stops on a gantry error before a carry from a square (the park of a piece the
+    visitor left captured, or the robot's move after such a park); the camera reads that square empty only
+    in doubt (a lamp's core). The carry was never begun, so the piece stands there: it is carried now, and
+    the game goes on with the board and the game agreeing (a hard-light museum day's desync, seed 48: b5's
+    defender, whose park was never begun, stayed on the board)."""
     for seed in range(10):
-        rig, camera, gantry = started(tmp_path / str(seed), seed, VeiledSquares, StopsBeforeAPark)
+        rig, camera, gantry = started(tmp_path / str(seed), seed, VeiledSquares, StopsBefore)
+        gantry.kind = kind
         for _board, move in capturing_turns(rig):
             ply = rig.ctrl.view().ply
             gantry.armed = True
@@ -481,18 +485,18 @@ def test_a_park_the_gantry_never_began_is_carried_though_its_square_reads_empty_
             for _ in range(600):
                 rig.step()
                 if not gantry.armed:
-                    camera.veiled = gantry.unbegun_parks      # a lamp's core over those pieces from then on
+                    camera.veiled = gantry.unbegun      # a lamp's core over those pieces from then on
                 view = rig.ctrl.view()
                 if view.ply >= ply + 2 and view.state in ("visitor_turn", "game_over", "place_piece", "fix_board"):
                     break
             view = rig.ctrl.view()
-            if gantry.armed:                          # the robot's plan parked first: try another capture
+            if gantry.armed:                          # no such carry after another in the robot's plan
                 gantry.armed, camera.veiled = False, frozenset()
                 continue
             assert view.state in ("visitor_turn", "game_over"), view
-            parked = gantry.unbegun_parks
-            assert all(rig.world.square_pieces().get(sq) is None for sq in parked)
+            assert all(rig.world.square_pieces().get(sq) is None for sq in gantry.unbegun)
             assert rig.world.square_pieces() == view.board.pieces()
-            assert [r.get("squares") for r in kinds(rig, "unsure_parked")][:1] == [sorted(square_name(sq, 11) for sq in parked)]
+            assert [r.get("squares") for r in kinds(rig, "unsure_parked")][:1] == \
+                [sorted(square_name(sq, 11) for sq in gantry.unbegun)]
             return
-    pytest.fail("no robot plan with a park after its first carry in 10 games")
+    pytest.fail(f"no robot plan with a {kind} after another carry in 10 games")
