@@ -235,7 +235,7 @@ class RobotJobs:
         else:
             return observed
         doubtful = {t.src: t.piece for t in carries
-                    if observed.get(t.src) is None and goal.target.get(t.src) is None
+                    if isinstance(t.src, int) and observed.get(t.src) is None and goal.target.get(t.src) is None
                     and still.confidence[t.src] < SURE}
         if not doubtful:
             return observed
