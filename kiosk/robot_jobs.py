@@ -46,6 +46,9 @@ MAX_ROBOT_DIFF = 6
 #: a carry the camera can confirm on none of its squares (all in doubt) is tried this many more times
 #: before a person is asked to look (RobotJobs._carry_doubt): the centre again, then one offset
 DOUBT_RETRIES = 2
+#: while storage is a guess (a damaged ledger not yet checked), a draw from storage that brought no piece
+#: this many plans running is taken as an empty slot, and a person is asked (RobotJobs._drew_nothing)
+GUESSED_SLOT_DRAWS = 2
 #: a goal that has waited this long for a still board says so in the log, once (RobotJobs._waiting)
 CAMERA_WAIT_LOG_S = 60.0
 #: seconds between homing attempts while the gantry is in error
@@ -246,6 +249,21 @@ class RobotJobs:
                               else "where the robot took pieces off: carried again")
         return {**observed, **doubtful}
 
+    @staticmethod
+    def _drew_nothing(goal: Goal, still: StableEvent, observed: dict[int, Piece]) -> bool:
+        """The last plan drew a piece from a storage slot to a square the camera is sure does not hold it.
+
+        WHY: a damaged ledger is rebuilt on the guess that storage holds every piece the camera does not
+        see; a piece a visitor put in the tray is not there. A draw from its slot brings nothing, and the
+        retries draw from the same slot (a failed draw books the piece back: the magnet may have missed
+        it) with the same pickup point (the retries' offsets are for pieces on the board): a hard-light
+        museum day (seed 52, a power cut had damaged the ledger) drew from one empty slot nine times
+        before asking for a hand. While storage is a guess, a slot that gave nothing twice is taken as
+        empty and a person is asked for the piece (their "pieces are back" counts storage again).
+        """
+        return any(isinstance(t.src, Slot) and isinstance(t.dst, int) and observed.get(t.dst) != t.piece
+                   and still.confidence[t.dst] >= SURE for t in goal.last_plan)
+
     def _king_checked(self, observed: dict[int, Piece], still: StableEvent) -> dict[int, Piece]:
         """`observed` with a king the camera only guessed read as a defender while the king is parked
         (kiosk/reconcile.king_in_storage); a king it is sure of unbooks his slot instead."""
@@ -375,6 +393,10 @@ class RobotJobs:
         goal.interrupted = False
         if goal.attempts > self.max_pickup_retries:
             host.ask_person(diff, "place_piece.missed_pickup")
+            return
+        if goal.attempts >= GUESSED_SLOT_DRAWS and self.book.storage_check_needed \
+                and self._drew_nothing(goal, still, observed):
+            host.ask_person(diff, "place_piece.missing_pieces")
             return
         offset = (0.0, 0.0) if goal.attempts == 0 else RETRY_OFFSETS_MM[(goal.attempts - 1) % len(RETRY_OFFSETS_MM)]
         if plan is None or offset != (0.0, 0.0):

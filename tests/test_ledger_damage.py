@@ -158,3 +158,34 @@ def test_the_robots_own_carries_confirm_storage_after_a_damaged_ledger(tmp_path)
     assert rig.world.square_pieces() == rig.ctrl.view().board.pieces()
     assert not book.storage_check_needed
     assert not Ledger.load(state / "gantry-ledger-board-11.json").storage_check_needed
+
+
+def test_a_storage_slot_the_guessed_ledger_has_full_and_that_gives_nothing_twice_asks_a_person(tmp_path):
+    """After a damaged ledger storage is a guess (every piece not on the board in its slot), and a visitor may
+    have put a piece in the tray: the set-up's draw from that empty slot brings nothing. It is drawn once more
+    (the magnet may have missed), then a person is asked for the piece, not nine times (a hard-light museum
+    day, seed 52); their "pieces are back" counts storage again and the game begins on a board the game
+    believes."""
+    from engine import Piece, Side
+
+    from kiosk.journal import read_records
+    from robot.layout import Slot
+    from tests.helpers.rig import Rig
+
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "gantry-ledger-board-11.json").write_text("[]")          # damaged: storage is a guess
+    rig = Rig(tmp_path, seed=2)
+    assert rig.world.take_from_square(Slot("defenders", 5)) is not None   # into the tray
+    rig.step(40)                                                       # (the hand is gone)
+    rig.ctrl.start_game("copenhagen", {}, Side.DEFENDERS, "easy")
+    assert rig.run_until({"visitor_turn", "place_piece"}, limit=5000) == "place_piece"
+    journal = read_records(state / "journal.jsonl")
+    asks = [r for r in journal if r.kind == "place_piece"]
+    assert [r.get("message") for r in asks] == ["place_piece.missing_pieces"]
+    assert len([r for r in journal if r.kind == "plan"]) <= 3             # the set-up and two draws, not ten
+    rig.world.put_on(next(iter(rig.ctrl.fix_squares)), Piece.DEFENDER)   # staff bring the piece from the tray
+    rig.world.tray.clear()
+    rig.ctrl.pieces_back()
+    assert rig.run_until({"visitor_turn"}, limit=5000) == "visitor_turn"
+    assert rig.world.square_pieces() == rig.ctrl.view().board.pieces()
