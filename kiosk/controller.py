@@ -390,11 +390,19 @@ class GameController:
         elif state == State.SETUP:
             self.jobs.start_goal(Purpose.SETUP, s.start_position(), self.turns.setup_done)
         elif state == State.VERIFY:
-            self.jobs.resume_plan = list(point.robot_plan)
+            # the carries the power cut came before were never begun: not booked as made, and their pieces
+            # stand where they stood (RobotJobs._parks_in_doubt); the journal says which were done, the
+            # ledger whether the next one had begun
+            done = point.robot_steps_done
+            rest = [] if done is None else point.robot_plan[done:]
+            unbegun = rest if rest and not self.jobs.carry_begun(rest[0]) else rest[1:]
+            begun = point.robot_plan[:len(point.robot_plan) - len(unbegun)]
+            self.jobs.resume_plan = list(begun)
             self.jobs.start_goal(Purpose.MOVE, s.board.pieces(), self.turns.robot_move_done)
             goal = self.jobs.goal
             assert goal is not None             # start_goal just set it
             goal.phase = Phase.VERIFY
+            goal.unbegun = list(unbegun)
             goal.scope = frozenset(sq for t in point.robot_plan for sq in (t.src, t.dst)
                                              if isinstance(sq, int))
             goal.dropped_on = self.jobs.path_squares(list(point.robot_plan))    # the magnet let go mid-carry

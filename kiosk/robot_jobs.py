@@ -74,6 +74,7 @@ class Goal:
     guessed: frozenset[int] = frozenset()   # the last plan's source squares the camera's piece there was a guess on
     parks_doubted: frozenset[int] = frozenset()   # squares parked from that read empty only in doubt (_parks_in_doubt)
     unbegun: list[Transfer] = field(default_factory=list)   # the interrupted plan's carries after the one it stopped in
+                                                            # (a gantry error, or a power cut: kiosk/controller.py)
 
     @property
     def reach(self) -> frozenset[int] | None:
@@ -229,7 +230,7 @@ class RobotJobs:
         """
         if goal.phase != Phase.VERIFY:
             return observed
-        if goal.interrupted:
+        if goal.interrupted or goal.unbegun:
             # (not from a square an earlier carry never begun was to bring its piece to: none stands there)
             carries = [t for i, t in enumerate(goal.unbegun)
                        if isinstance(t.src, int) and t.src not in {u.dst for u in goal.unbegun[:i]}]
@@ -245,8 +246,8 @@ class RobotJobs:
         if set(doubtful) != goal.parks_doubted:         # (once, not at each of the fresh pictures' looks)
             goal.parks_doubted = frozenset(doubtful)
             self._record_kept("unsure_parked", set(doubtful),
-                              "where the robot had yet to take pieces off: carried now" if goal.interrupted
-                              else "where the robot took pieces off: carried again")
+                              "where the robot had yet to take pieces off: carried now"
+                              if goal.interrupted or goal.unbegun else "where the robot took pieces off: carried again")
         return {**observed, **doubtful}
 
     @staticmethod
@@ -544,6 +545,15 @@ class RobotJobs:
             return []        # storage full: the verify step will ask a person
         storage[slot] = piece
         return [Transfer(sq, slot, piece, "park")]
+
+    def carry_begun(self, carry: Transfer) -> bool:
+        """After a restart: whether the gantry had begun `carry` when the power went. Its ledger has the
+        step in progress pending (the recovery sweeps it again) or books it once made; neither, it never
+        began. True where the ledger cannot say (none, or rebuilt from a damaged file)."""
+        ledger = self.book.ledger
+        if ledger is None or ledger.fresh or ledger.storage_check_needed or ledger.pending is not None:
+            return True
+        return ledger.piece_at(carry.dst) == carry.piece.value and ledger.piece_at(carry.src) is None
 
     def unbook_failures(self, observed: dict[int, Piece], plan: list[Transfer]) -> None:
         """The ledger says a transfer happened; the camera says its piece never left or never came."""

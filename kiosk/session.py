@@ -111,6 +111,7 @@ class ResumePoint:
     session: GameSession | None
     state: State
     robot_plan: list[Transfer] = field(default_factory=list)   # the interrupted robot move's plan
+    robot_steps_done: int | None = None       # ... its carries journalled done (None: re-planned since, unknown)
     staff_setup: str | None = None                              # a staff set-up of this variant
     match: Match | None = None                                  # the York match the game belongs to
 
@@ -130,6 +131,8 @@ def replay(journal: Journal) -> ResumePoint:
                               Side(rec.get("visitor_side")), rec.get("level"),
                               mode=mode if mode in GAME_MODES else "visitor")
     pending_robot: Record | None = None
+    steps_done: int | None = None     # the pending robot move's carries done, as its first job reported them
+    first_job: object = None
     setup_done = finished = clearing = paused = False
     match = Match.from_json(rec.get("match")) if rec.get("match") is not None else None
     for r in records[start:]:
@@ -140,9 +143,15 @@ def replay(journal: Journal) -> ResumePoint:
             session.leftovers = {sq: session.captured_piece(sq) for sq in r.get("left") or []}
         elif r.kind == "robot_move":
             session.play(session.board.parse_move(r.get("move").split("x")[0]))
-            pending_robot = r
+            pending_robot, steps_done, first_job = r, 0, None
+        elif r.kind == "transfer_done" and pending_robot is not None and steps_done is not None:
+            first_job = r.get("job") if first_job is None else first_job
+            if r.get("job") == first_job:
+                steps_done = max(steps_done, int(r.get("step") or 0) + 1)
+        elif r.kind == "plan" and pending_robot is not None:
+            steps_done = None               # another plan ran since: which of the first one's carries is unknown
         elif r.kind == "referee_park":          # kiosk/exhibit.py: the referee parks captures
-            pending_robot = r
+            pending_robot, steps_done, first_job = r, 0, None
         elif r.kind == "take_over":             # kiosk/exhibit.py: a visitor took a self-play game over
             while len(session.board.move_stack) > int(r.get("plies") or 0):
                 session.board.pop()
@@ -179,7 +188,7 @@ def replay(journal: Journal) -> ResumePoint:
     if pending_robot is not None:
         session.leftovers = {}
         return ResumePoint(session, State.VERIFY,
-                           [Transfer.from_json(t) for t in pending_robot.get("plan") or []], match=match)
+                           [Transfer.from_json(t) for t in pending_robot.get("plan") or []], steps_done, match=match)
     if session.board.turn == session.visitor_side:
         return ResumePoint(session, State.PAUSED if paused else State.VISITOR_TURN, match=match)
     return ResumePoint(session, State.THINKING, match=match)
