@@ -55,6 +55,41 @@ def _annulus(r0: float, r1: float) -> np.ndarray:
     return np.stack([dx[keep], dy[keep]], 1)
 
 
+# A king's gold crown is a small top in the middle of his light disc (docs: reference hardware): the crown
+# centre (CROWN_CENTRE_MM round the top's centre) against a ring of the disc's top outside it
+# (CROWN_RING_MM), in log(blue / red), the crown's gold being short of blue.
+CROWN_CENTRE_MM = 2.5
+CROWN_RING_MM = (6.5, 8.0)
+
+
+def crown_centred(rect_bgr: np.ndarray, tops_px: np.ndarray, ppm: float) -> np.ndarray:
+    """(n,) how much goldener each top's centre is than the ring of its top round it: log(B/R) of the
+    ring minus that of the centre (NaN where the top lies too near the picture's edge to measure).
+
+    WHY: a lamp of warm light tints a defender's whole top gold, and the colour then reads the king, sure
+    (hard light, a museum day's York board after the king was captured and parked, seed 61: a defender on
+    d9 read the king 0.97, and the next game began with that defender on the throne as the king). The king's
+    gold is his crown, smaller than his disc: in the middle of his top and not round it. The held-out
+    renderer's hard development frames: kings 0.28 (median; 5th percentile 0.02), defenders -0.06 (99th
+    percentile 0.04); this renderer's hard light: kings 0.68, defenders -0.06, that d9 -0.22.
+    """
+    inner = _disc(CROWN_CENTRE_MM * ppm)
+    ring = _annulus(CROWN_RING_MM[0] * ppm, CROWN_RING_MM[1] * ppm)
+    h, w = rect_bgr.shape[:2]
+    reach = int(np.ceil(CROWN_RING_MM[1] * ppm))
+    out = np.full(len(tops_px), np.nan)
+    for i, (x, y) in enumerate(np.round(np.asarray(tops_px, np.float64)).astype(int)):
+        if reach <= x < w - reach and reach <= y < h - reach:
+            out[i] = _blue_red(rect_bgr, x, y, ring) - _blue_red(rect_bgr, x, y, inner)
+    return out
+
+
+def _blue_red(rect_bgr: np.ndarray, x: int, y: int, offsets: np.ndarray) -> float:
+    """Median log(B/R) of the pixels at `offsets` round (x, y)."""
+    px = rect_bgr[y + offsets[:, 1], x + offsets[:, 0]].astype(np.float32) + 1.0
+    return float(np.median(np.log(px[:, 0] / px[:, 2])))
+
+
 @dataclass
 class SquareFeatures:
     """Per-square feature matrix and the wood brightness it was measured against."""

@@ -17,7 +17,7 @@ from calibration.config import Config
 from calibration.geometry import BoardGeometry
 from engine import pieces_from_position, position_from_pieces
 from vision.classifier import SquareClassifier, no_surer_than
-from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures
+from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures, crown_centred
 from vision.glare import GlareEstimator, GlareField
 from vision.inference import SURE
 from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, clipped_top,
@@ -77,6 +77,10 @@ THRONE_DEFENDER_SURE = 0.5
 # the camera could not make) is an attacker at most CAMP_ATTACKER_SURE sure; a surer reading stands.
 CAMP_LIGHT_DOUBT = 0.6
 CAMP_ATTACKER_SURE = 0.6
+# A king read sure whose top's middle is not goldener than its ring by this much (log B/R, vision/features.
+# crown_centred) shows no crown: he is held back at UNCROWNED_KING_SURE, still the best guess
+CROWN_CENTRED = 0.0
+UNCROWNED_KING_SURE = 0.8
 # Off-colour squares joined to the board's edge that make an arm (vision/occlusion.arm_region),
 # with at least one crossing hidden too: stage light of another colour hides none.
 #
@@ -403,6 +407,14 @@ class BoardReader:
         # square to the attacker made 36 empty squares attackers, so only those the light piece's guess. What
         # the camera is sure of stands: a visitor may put a defender on a camp (an illegal move the kiosk must
         # name), and what the rules allow is only the guess where the camera cannot tell.
+        # a king read sure shows his crown: gold in his top's middle, not only a gold light all over a top
+        # (vision/features.crown_centred); without it he is the best guess, held back
+        king = int(SquareClass.KING)
+        sure_kings = np.nonzero((probs.argmax(1) == king) & (probs[:, king] >= SURE))[0]
+        if len(sure_kings):
+            centred = crown_centred(rect, feats.top_px[sure_kings], self.frame.ppm)
+            flat = sure_kings[~(centred >= CROWN_CENTRED)]
+            probs[flat] = no_surer_than(probs[flat], UNCROWNED_KING_SURE)
         light_camp = (self.camps & np.isin(probs.argmax(1), (int(SquareClass.DEFENDER), int(SquareClass.KING)))
                       & (probs.max(1) <= CAMP_LIGHT_DOUBT))
         if light_camp.any():
