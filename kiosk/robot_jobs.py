@@ -230,7 +230,8 @@ class RobotJobs:
         """
         if goal.phase != Phase.VERIFY:
             return observed
-        if goal.interrupted or goal.unbegun:
+        stopped = goal.interrupted or bool(goal.unbegun)      # a gantry error or a power cut stopped the plan
+        if stopped:
             # (not from a square an earlier carry never begun was to bring its piece to: none stands there)
             carries = [t for i, t in enumerate(goal.unbegun)
                        if isinstance(t.src, int) and t.src not in {u.dst for u in goal.unbegun[:i]}]
@@ -246,8 +247,8 @@ class RobotJobs:
         if set(doubtful) != goal.parks_doubted:         # (once, not at each of the fresh pictures' looks)
             goal.parks_doubted = frozenset(doubtful)
             self._record_kept("unsure_parked", set(doubtful),
-                              "where the robot had yet to take pieces off: carried now"
-                              if goal.interrupted or goal.unbegun else "where the robot took pieces off: carried again")
+                              "where the robot had yet to take pieces off: carried now" if stopped
+                              else "where the robot took pieces off: carried again")
         return {**observed, **doubtful}
 
     @staticmethod

@@ -222,15 +222,19 @@ class BoardLocaliser:
         """
         detector = (self.soft_detector if soft else self.near_detector if near
                     else self.quick_detector if quick else self.detector)
-        corners, ids, _ = detector.detectMarkers(gray)
+        return self._detections(gray, detector)[0]
+
+    def _detections(self, gray: np.ndarray, detector: cv2.aruco.ArucoDetector
+                    ) -> tuple[dict[int, np.ndarray], list[np.ndarray]]:
+        """`detect`'s markers, and the marker-like squares the detector outlined but could not read
+        (`_search_unread`), each as 4 corners in pixels."""
+        corners, ids, rejected = detector.detectMarkers(gray)
         found: dict[int, np.ndarray] = {}
-        if ids is None:
-            return found
-        for c, raw_id in zip(corners, ids.ravel()):
+        for c, raw_id in zip(corners, () if ids is None else ids.ravel()):
             i = int(raw_id)
             if i in self.board_points and i not in found:
                 found[i] = c.reshape(4, 2).astype(np.float64)
-        return found
+        return found, [q.reshape(4, 2).astype(np.float64) for q in rejected]
 
     def _search_missing(self, gray: np.ndarray, found: dict[int, np.ndarray],
                         finder: Callable[[np.ndarray, int, np.ndarray, int], np.ndarray | None] | None = None) -> None:
@@ -256,7 +260,7 @@ class BoardLocaliser:
                 if mid in found or (mid, len(found)) in tried:
                     continue
                 tried.add((mid, len(found)))
-                quad = cv2.perspectiveTransform(self.board_points[mid].reshape(-1, 1, 2), H).reshape(-1, 2)
+                quad = _project(H, self.board_points[mid])
                 seen = finder(gray, mid, quad, len(found))
                 if seen is None:
                     continue
@@ -430,12 +434,11 @@ class BoardLocaliser:
         border to find, so it stays missing.
         """
         if len(found) < 2:
-            corners, ids, unread = self.soft_detector.detectMarkers(_soften(gray))
-            for c, raw_id in zip(corners, () if ids is None else ids.ravel()):
-                if int(raw_id) in self.board_points:
-                    found.setdefault(int(raw_id), c.reshape(4, 2).astype(np.float64) / 2)
+            read, unread = self._detections(_soften(gray), self.soft_detector)
+            for mid, quad in read.items():
+                found.setdefault(mid, quad / 2)
             if len(found) == 1:
-                self._search_unread(gray, found, [q.reshape(4, 2).astype(np.float64) / 2 for q in unread])
+                self._search_unread(gray, found, [q / 2 for q in unread])
         self._search_missing(gray, found, self._find_soft)
 
     def _search_unread(self, gray: np.ndarray, found: dict[int, np.ndarray], unread: list[np.ndarray]) -> None:
@@ -470,8 +473,8 @@ class BoardLocaliser:
             if err <= UNREAD_CORNERS:
                 trios.append((err, tuple(zip(missing, pick)), H))
         for a, b in itertools.combinations(missing, 2):
+            src2 = np.vstack([self.board_points[known], board[a], board[b]])
             for i, j in itertools.permutations(range(len(centres)), 2):
-                src2 = np.vstack([self.board_points[known], board[a], board[b]])
                 dst2 = np.vstack([quad, centres[i], centres[j]])
                 H, _ = cv2.findHomography(src2, dst2, 0)
                 if H is not None and (err := _fit_error(H, src2, dst2) / side) <= UNREAD_FIT:
@@ -485,12 +488,11 @@ class BoardLocaliser:
                 if seen is None:
                     break
                 trial[mid] = seen
-            if len(trial) < 1 + len(placed):
-                continue
-            self._search_missing(gray, trial, self._fit_at)
-            if len(trial) == len(self.markers.ids):
-                found.update(trial)
-                return
+            else:
+                self._search_missing(gray, trial, self._fit_at)
+                if len(trial) == len(self.markers.ids):
+                    found.update(trial)
+                    return
 
     def _code_bits(self, mid: int) -> np.ndarray:
         """Marker `mid`'s 4 x 4 code, True for a white cell (what `_verify_at` and `_code_follows` compare with)."""
@@ -825,8 +827,7 @@ class BoardLocaliser:
         H, _ = cv2.findHomography(board, img, 0)
         if H is None or not np.isfinite(H).all():
             raise NotReadable(f"{MARKERS_LOST}: board geometry is inconsistent")
-        proj = cv2.perspectiveTransform(board.reshape(-1, 1, 2), H).reshape(-1, 2)
-        rms = float(np.sqrt(((proj - img) ** 2).sum(1).mean()))
+        rms = _fit_error(H, board, img)
         if rms > 6.0:
             raise NotReadable(f"{MARKERS_LOST}: the four markers do not lie on one board")
         center = self.camera_center(H, gray.shape[1], gray.shape[0])
