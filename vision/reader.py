@@ -267,7 +267,8 @@ class BoardReader:
         # round tops off the expected one too (vision/shape.OutlineMeter.measure); clean frames skip that
         search = (feats.wood_lum > NEAR_CLIPPING[0]) | (glare.share > VEIL_SHARE)
         outline = self.outline.measure(rect_gray, feats.top_px, self.wood_px, self.extractor.centres_px,
-                                       noise=rect_noise, fine=rect_fine, search=search)
+                                       noise=rect_noise, fine=rect_fine, search=search, colour=rect,
+                                       near_white=feats.wood_lum > NEAR_CLIPPING[0])
         # a dark piece set down off centre: its top looked for round moved tops too, on plain wood out of veils
         outline = moved_dark_top(outline, ~search)
         evidence = DiscEvidence.of(outline, feats.wood_lum, glare.share)

@@ -59,6 +59,7 @@ class Outline:
     top_far: np.ndarray | None = None    # (squares,) the top's grey level on those rays (None: not measured)
     lift_moved: np.ndarray | None = None  # (squares,) `lift` round the darkest top moved MOVED_SHIFT radii (else inf)
     sharpness_dark_moved: np.ndarray | None = None    # (squares,) `sharpness_dark` round that top (else 0)
+    wall_colour: np.ndarray | None = None  # (squares,) `wall` in the deepest colour channel, near white (else 0)
 
 
 def fine_detail(gray: np.ndarray) -> np.ndarray:
@@ -187,11 +188,14 @@ class OutlineMeter:
 
     def measure(self, gray: np.ndarray, tops: np.ndarray, wood_px: np.ndarray | None = None,
                 centres: np.ndarray | None = None, noise: float | None = None,
-                fine: np.ndarray | None = None, search: np.ndarray | None = None) -> Outline:
+                fine: np.ndarray | None = None, search: np.ndarray | None = None,
+                colour: np.ndarray | None = None, near_white: np.ndarray | None = None) -> Outline:
         """`wood_px`: (squares, P, 2) pixels (column, row) of each square's bare wood, for `Outline.wood_noise`;
         `centres`: (squares, 2) the squares' centres, to keep `Outline.wall` off the grid lines; `noise`:
         pixel_noise(gray), and `fine`: fine_detail(gray), when the caller has them already; `search`:
-        (squares,) bool, where to look for the wall round tops off the expected one as well (_searched_wall)."""
+        (squares,) bool, where to look for the wall round tops off the expected one as well (_searched_wall);
+        `colour`: the BGR picture `gray` was made from, and `near_white`: (squares,) bool, the squares whose wall
+        is measured in each colour as well (_colour_wall)."""
         n = gray.shape[0]
         at = pixel_index(tops[:, None, None, :] + self.offsets[None], n)                 # (S, R, K)
         prof = gray.ravel().take(at).astype(np.float32)
@@ -203,6 +207,11 @@ class OutlineMeter:
         blurred = cv2.GaussianBlur(gray.astype(np.float32), (0, 0), WALL_BLUR)
         soft = blurred.ravel().take(at)                                                 # (S, R, K)
         wall = self._wall(soft, tops, centres)
+        wall_colour = np.zeros(len(tops), np.float32)
+        if colour is not None and near_white is not None and near_white.any():
+            some = np.nonzero(near_white)[0]
+            wall_colour[some] = self._colour_wall(colour, at[some], tops[some],
+                                                  None if centres is None else centres[some])
         if wood_px is None:
             wood_noise = np.full(len(tops), noise)
         else:
@@ -220,7 +229,27 @@ class OutlineMeter:
         return Outline(sharpness=_rim(sharpest_fall, whole), sharpness_dark=sharpness_dark,
                        lift=lift, noise=noise, fall=median(sharpest_fall, 1), rise=median(sharpest_rise, 1),
                        wall=wall, wood_noise=wood_noise, roundness=self._roundness(steps, lift), lift_far=lift_far,
-                       top_far=top_far, lift_moved=lift_moved, sharpness_dark_moved=sharpness_moved)
+                       top_far=top_far, lift_moved=lift_moved, sharpness_dark_moved=sharpness_moved,
+                       wall_colour=wall_colour)
+
+    def _colour_wall(self, colour: np.ndarray, at: np.ndarray, tops: np.ndarray,
+                     centres: np.ndarray | None) -> np.ndarray:
+        """Outline.wall measured in each colour channel alone, the deepest of the three.
+
+        WHY: a lamp's warm light on pale wood clips red and green first, and grey
+        is mostly those two: on wood and an ivory top at 250-255 grey levels the
+        shaded wall's arc is a few grey levels in grey, while blue, short of
+        clipping, still shows it 20-25 deep (museum light, fresh seeds
+        128,001,017 g6: 4.7 in grey, 25 in blue; a coloured lamp leaves another
+        channel the headroom). Bare wood under a veil has no arc in any channel:
+        on the cached held-out frames (museum 23,794 and hard 39,669 empty
+        squares) the deepest channel's wall counted for none of them.
+        """
+        deepest = np.zeros(len(tops), np.float32)
+        for c in range(colour.shape[2]):
+            soft = cv2.GaussianBlur(colour[..., c].astype(np.float32), (0, 0), WALL_BLUR).ravel().take(at)
+            deepest = np.maximum(deepest, self._wall(soft, tops, centres))
+        return deepest
 
     def _moved_dark(self, gray: np.ndarray, tops: np.ndarray, lift: np.ndarray,
                     noise: float) -> tuple[np.ndarray, np.ndarray]:
@@ -482,8 +511,9 @@ def piece_wall(outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray) -
     sigma = outline.wood_noise
     own = np.asarray(wood_lum, np.float64) * (1.0 - np.clip(veil_share, 0.0, 0.9))
     lo, hi = wall_bounds(sigma)
-    deep = np.clip((outline.wall - lo) / (hi - lo), 0.0, 1.0)
-    return deep * _ramp(outline.wall / np.maximum(own, 1.0), *SEEN_REL_DARK)
+    wall = outline.wall if outline.wall_colour is None else np.maximum(outline.wall, outline.wall_colour)
+    deep = np.clip((wall - lo) / (hi - lo), 0.0, 1.0)
+    return deep * _ramp(wall / np.maximum(own, 1.0), *SEEN_REL_DARK)
 
 
 def with_wall(ev: DiscEvidence, outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray,
