@@ -245,11 +245,10 @@ class OutlineMeter:
         on the cached held-out frames (museum 23,794 and hard 39,669 empty
         squares) the deepest channel's wall counted for none of them.
         """
-        deepest = np.zeros(len(tops), np.float32)
-        for c in range(colour.shape[2]):
-            soft = cv2.GaussianBlur(colour[..., c].astype(np.float32), (0, 0), WALL_BLUR).ravel().take(at)
-            deepest = np.maximum(deepest, self._wall(soft, tops, centres))
-        return deepest
+        # one blur of the three channels at once, in whole grey levels (the wall that counts is several deep)
+        soft = cv2.GaussianBlur(colour, (0, 0), WALL_BLUR).reshape(-1, colour.shape[2]).take(at, axis=0)
+        soft = soft.astype(np.float32)                                                  # (S, R, K, channels)
+        return np.max([self._wall(soft[..., c], tops, centres) for c in range(soft.shape[-1])], 0)
 
     def _moved_dark(self, gray: np.ndarray, tops: np.ndarray, lift: np.ndarray,
                     noise: float) -> tuple[np.ndarray, np.ndarray]:
