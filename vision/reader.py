@@ -22,7 +22,7 @@ from vision.glare import GlareEstimator, GlareField
 from vision.inference import SURE
 from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, clipped_top,
                           crown_alone, dark_without_edge, king_keep, piece_shown, without_dark,
-                          light_keep, light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match, wall_under_veil,
+                          crisp_rim, light_keep, light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match, wall_under_veil,
                           pieces_need_a_rim, rim_without_top, fine_detail, noise_of, shape_agreement, shape_conflict,
                           moved_dark_top, shape_fallback, with_outline, with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
@@ -275,6 +275,8 @@ class BoardReader:
         # a light disc's outline must be as strong as the frame's plain light pieces' (vision/shape.outline_match)
         depth = feats.wood_lum - feats.line_lum         # the grid lines' depth below each square's wood
         matched = outline_match(evidence, outline.fall, depth, glare.share, feats.wood_lum, self.marked)
+        # ... but a crisp, round rim out of veils is a piece's edge, however weak against theirs
+        matched = np.where(crisp_rim(outline, glare.share), 1.0, matched)
         rimmed_disc = evidence.light_seen * evidence.light_rim
         evidence = with_outline(evidence, matched)
         # a light piece needs its disc (on a marked square lighter than the plain
