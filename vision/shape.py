@@ -590,7 +590,7 @@ def crisp_rim(outline: Outline, veil_share: np.ndarray) -> np.ndarray:
     ivory top's step: museum light, fresh seeds 130,059,017 a2, a Tablut defender set off centre,
     plainly seen (lift 20 grey levels, rim 1.09 sharp, round 1.0, no veil), fell 17.5 grey levels
     against grid lines 64 deep, under half the frame's other light pieces', and read empty in doubt
-    (0.58). On 900 cached held-out frames it is the only square out of veils with a rim this crisp
+    (0.58). On 967 cached held-out frames it is the only square out of veils with a rim this crisp
     and round that `outline_match` turned down.
     """
     return ((outline.sharpness >= CRISP_RIM) & (outline.roundness >= ROUND_RIM[1])
