@@ -22,7 +22,7 @@ from vision.glare import GlareEstimator, GlareField
 from vision.inference import SURE
 from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, clipped_top,
                           crown_alone, dark_without_edge, king_keep, piece_shown, without_dark,
-                          crisp_rim, light_keep, light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match, wall_under_veil,
+                          light_keep, light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match, wall_under_veil,
                           pieces_need_a_rim, rim_without_top, fine_detail, noise_of, shape_agreement, shape_conflict,
                           moved_dark_top, shape_fallback, with_outline, with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
@@ -265,18 +265,17 @@ class BoardReader:
         temper *= 1.0 + np.maximum(0.0, glare.share - VEIL_SHARE) * VEIL_SCALE
         # under glare a piece set down off its square's centre may be known only by its wall: look for it
         # round tops off the expected one too (vision/shape.OutlineMeter.measure); clean frames skip that
-        search = (feats.wood_lum > NEAR_CLIPPING[0]) | (glare.share > VEIL_SHARE)
+        near_white = feats.wood_lum > NEAR_CLIPPING[0]
+        search = near_white | (glare.share > VEIL_SHARE)
         outline = self.outline.measure(rect_gray, feats.top_px, self.wood_px, self.extractor.centres_px,
                                        noise=rect_noise, fine=rect_fine, search=search, colour=rect,
-                                       near_white=feats.wood_lum > NEAR_CLIPPING[0])
+                                       near_white=near_white)
         # a dark piece set down off centre: its top looked for round moved tops too, on plain wood out of veils
         outline = moved_dark_top(outline, ~search)
         evidence = DiscEvidence.of(outline, feats.wood_lum, glare.share)
         # a light disc's outline must be as strong as the frame's plain light pieces' (vision/shape.outline_match)
         depth = feats.wood_lum - feats.line_lum         # the grid lines' depth below each square's wood
-        matched = outline_match(evidence, outline.fall, depth, glare.share, feats.wood_lum, self.marked)
-        # ... but a crisp, round rim out of veils is a piece's edge, however weak against theirs
-        matched = np.where(crisp_rim(outline, glare.share), 1.0, matched)
+        matched = outline_match(evidence, outline, depth, glare.share, feats.wood_lum, self.marked)
         rimmed_disc = evidence.light_seen * evidence.light_rim
         evidence = with_outline(evidence, matched)
         # a light piece needs its disc (on a marked square lighter than the plain

@@ -551,31 +551,6 @@ def _seen_with_rim(seen: np.ndarray, rim: np.ndarray, share: np.ndarray) -> tupl
     return raised, np.where(short, np.maximum(rim, share / np.maximum(raised, 1e-9)), rim)
 
 
-def outline_match(ev: DiscEvidence, fall: np.ndarray, depth: np.ndarray, veil_share: np.ndarray,
-                  wood_lum: np.ndarray, marked: np.ndarray) -> np.ndarray:
-    """Per square (0..1), whether its outline is as strong as the frame's plain light pieces' (1 when none to judge by).
-
-    `fall`: the sharpest fall of the rim in grey levels (Outline.fall); `depth`: the
-    grid lines' depth below the wood round the square, grey levels. Near white a light top
-    can rise only to white: the fall expected is at most the headroom to
-    white, and on wood near the clipping point it is not judged (NEAR_CLIPPING).
-    The marked squares (`marked`: another, darker fill under the piece, its
-    step against the lines another) neither judge nor are judged.
-    """
-    ratio = np.asarray(fall, np.float64) / np.maximum(np.asarray(depth, np.float64), MIN_STEP)
-    marked = np.asarray(marked, bool)
-    plain = (ev.light_seen >= OUTLINE_PLAIN) & (ev.light_rim >= OUTLINE_PLAIN) & (np.asarray(veil_share) < OUTLINE_VEIL)
-    plain &= ~marked
-    if int(plain.sum()) < OUTLINE_REFERENCE:
-        return np.ones(len(ratio))
-    wood = np.asarray(wood_lum, np.float64)
-    expected = np.minimum(float(np.median(ratio[plain])) * np.maximum(np.asarray(depth, np.float64), MIN_STEP),
-                          np.maximum(WHITE - wood, MIN_STEP))
-    weak = (1.0 - _ramp(np.asarray(fall, np.float64) / expected, *OUTLINE_SHARE)) * ~marked
-    return 1.0 - weak * (1.0 - _ramp(wood, *NEAR_CLIPPING))
-
-
-
 # A rim this crisp (Outline.sharpness: the sharpest 3 px step against the whole step) that one circle of the
 # piece's size explains (ROUND_RIM's upper end), out of veils (OUTLINE_VEIL), is a piece's edge.
 CRISP_RIM = 0.8
@@ -595,6 +570,33 @@ def crisp_rim(outline: Outline, veil_share: np.ndarray) -> np.ndarray:
     """
     return ((outline.sharpness >= CRISP_RIM) & (outline.roundness >= ROUND_RIM[1])
             & (np.asarray(veil_share) < OUTLINE_VEIL))
+
+
+def outline_match(ev: DiscEvidence, outline: Outline, depth: np.ndarray, veil_share: np.ndarray,
+                  wood_lum: np.ndarray, marked: np.ndarray) -> np.ndarray:
+    """Per square (0..1), whether its outline is as strong as the frame's plain light pieces' (1 when none to judge by,
+    and where the rim is a piece's edge plainly, crisp_rim).
+
+    The outline is `Outline.fall`, the sharpest fall of the rim in grey levels; `depth`: the
+    grid lines' depth below the wood round the square, grey levels. Near white a light top
+    can rise only to white: the fall expected is at most the headroom to
+    white, and on wood near the clipping point it is not judged (NEAR_CLIPPING).
+    The marked squares (`marked`: another, darker fill under the piece, its
+    step against the lines another) neither judge nor are judged.
+    """
+    fall = outline.fall
+    ratio = np.asarray(fall, np.float64) / np.maximum(np.asarray(depth, np.float64), MIN_STEP)
+    marked = np.asarray(marked, bool)
+    plain = (ev.light_seen >= OUTLINE_PLAIN) & (ev.light_rim >= OUTLINE_PLAIN) & (np.asarray(veil_share) < OUTLINE_VEIL)
+    plain &= ~marked
+    if int(plain.sum()) < OUTLINE_REFERENCE:
+        return np.ones(len(ratio))
+    wood = np.asarray(wood_lum, np.float64)
+    expected = np.minimum(float(np.median(ratio[plain])) * np.maximum(np.asarray(depth, np.float64), MIN_STEP),
+                          np.maximum(WHITE - wood, MIN_STEP))
+    weak = (1.0 - _ramp(np.asarray(fall, np.float64) / expected, *OUTLINE_SHARE)) * ~marked
+    return np.where(crisp_rim(outline, veil_share), 1.0, 1.0 - weak * (1.0 - _ramp(wood, *NEAR_CLIPPING)))
+
 
 def with_outline(ev: DiscEvidence, match: np.ndarray) -> DiscEvidence:
     """The evidence with a light rim counted only as far as its outline matches the frame's pieces (outline_match)."""
