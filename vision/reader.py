@@ -21,6 +21,7 @@ from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures, cro
 from vision.glare import GlareEstimator, GlareField
 from vision.inference import SURE
 from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, clipped_top,
+                          blob_without_wall,
                           crown_alone, dark_without_edge, king_keep, piece_shown, without_dark,
                           light_keep, light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match, wall_under_veil,
                           pieces_need_a_rim, rim_without_top, fine_detail, noise_of, shape_agreement, shape_conflict,
@@ -384,6 +385,10 @@ class BoardReader:
         probs[dark_top] = no_surer_than(probs[dark_top][:, dark_first], RIM_ONLY_SURE)
         light_top = walled & ~dark_top
         probs[light_top] = no_surer_than(probs[light_top][:, light_first], RIM_ONLY_SURE)
+        # a light piece read in doubt whose disc has neither a piece's round edge nor its wall is a veil's soft
+        # spot: the defender's share goes to the empty square, held back as the rim alone is
+        blob = blob_without_wall(probs, outline, SURE)
+        probs[blob] = no_surer_than(probs[blob][:, light_first], RIM_ONLY_SURE)
         # the square the colour gave the king may have lost him to the doubt: then he is unseen
         probs = SquareClassifier.hidden_king(probs)
         # ... and then the light piece with the yellowest top, or else the one on the throne, is the best

@@ -1,0 +1,58 @@
+"""A light piece read in doubt with neither a round edge nor a wall is a veil's soft spot, read empty.
+
+Hard light, held-out renderer (bench/foreign_vision.py), seeds 131,023,017 d7, 131,045,017 f2 and
+131,072,017 k1: empty squares under a veil or a lamp's light read defenders in doubt (0.39-0.72), their
+"discs" 0.54-0.71 round and with no wall round them (0-0.4 grey levels). A piece stands 8-12 mm tall and
+shows a circle's edge or its shaded side wall; a soft spot of light shows neither
+(vision/shape.blob_without_wall). Defenders on the same kind of frames that are as little round but show
+their wall (131,021,017 e9, the shallowest, 2 grey levels; 131,087,017 g5) stay defenders.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+if str(BENCH) not in sys.path:
+    sys.path.insert(0, str(BENCH))
+
+import foreign_vision  # noqa: E402
+from calibration.config import Config  # noqa: E402
+from engine import square_name  # noqa: E402
+from vision.inference import SURE  # noqa: E402
+from vision.position import SquareClass  # noqa: E402
+from vision.reader import BoardReader  # noqa: E402
+from vision.shape import ROUND_WHOLE, WALL_NONE, deepest_wall  # noqa: E402
+
+SEED0 = 131_000_000
+
+
+def _read(k: int):
+    sample, image = foreign_vision.frame("hard", SEED0, k)
+    reader = BoardReader(Config(), sample.board)
+    truth = foreign_vision.truth_classes(sample.position, reader.size)
+    names = [square_name(sq, reader.size) for sq in range(reader.size ** 2)]
+    return truth, names, reader.read(image)
+
+
+@pytest.mark.parametrize("k,name", [(23, "d7"), (45, "f2"), (72, "k1")])
+def test_a_soft_spot_of_light_without_a_wall_is_read_empty_in_doubt(k, name):
+    truth, names, reading = _read(k)
+    sq = names.index(name)
+    assert truth[sq] == int(SquareClass.EMPTY)
+    assert reading.outline.roundness[sq] < ROUND_WHOLE, "the spot's outline is a piece's circle"
+    assert deepest_wall(reading.outline)[sq] < WALL_NONE, "the spot has a wall round it"
+    assert reading.classes[sq] == SquareClass.EMPTY, f"{name} read {reading.probabilities[sq].round(2)}"
+    assert reading.confidence[sq] < SURE, f"{name}: a veil's spot read a sure empty"
+
+
+@pytest.mark.parametrize("k,name", [(21, "e9"), (87, "g5")])
+def test_a_defender_as_little_round_but_walled_stays_a_defender(k, name):
+    truth, names, reading = _read(k)
+    sq = names.index(name)
+    assert truth[sq] == int(SquareClass.DEFENDER)
+    assert reading.outline.roundness[sq] < ROUND_WHOLE
+    assert deepest_wall(reading.outline)[sq] >= WALL_NONE
+    assert reading.classes[sq] == SquareClass.DEFENDER, f"{name} read {reading.probabilities[sq].round(2)}"
