@@ -5,7 +5,8 @@ Hard light, held-out renderer (bench/foreign_vision.py), seeds 131,023,017 d7, 1
 "discs" 0.54-0.71 round and with no wall round them (0-0.4 grey levels). A piece stands 8-12 mm tall and
 shows a circle's edge or its shaded side wall; a soft spot of light shows neither
 (vision/shape.blob_without_wall). Defenders on the same kind of frames that are as little round but show
-their wall (131,021,017 e9, the shallowest, 2 grey levels; 131,087,017 g5) stay defenders.
+their wall (131,021,017 e9, the shallowest, 2 grey levels; 131,087,017 g5) stay defenders, and a piece half
+inside a lamp's clipped core is judged on the rays the camera saw (132,094,017 f6, the king).
 """
 from __future__ import annotations
 
@@ -56,3 +57,19 @@ def test_a_defender_as_little_round_but_walled_stays_a_defender(k, name):
     assert reading.outline.roundness[sq] < ROUND_WHOLE
     assert deepest_wall(reading.outline)[sq] >= WALL_NONE
     assert reading.classes[sq] == SquareClass.DEFENDER, f"{name} read {reading.probabilities[sq].round(2)}"
+
+
+def test_a_piece_half_inside_a_clipped_core_is_no_spot():
+    """Hard light, fresh seeds 132,094,017 f6: the king on the throne half inside a lamp's clipped core. His edge
+    and wall are lost on the rays that reach clipped white, so his disc is round on only 0.67 of them and his
+    wall is 1 grey level; judged on the rays the camera saw he is no spot, and he stays the best guess."""
+    sample, image = foreign_vision.frame("hard", 132_000_000, 94)
+    reader = BoardReader(Config(), sample.board)
+    truth = foreign_vision.truth_classes(sample.position, reader.size)
+    reading = reader.read(image)
+    sq = [square_name(s, reader.size) for s in range(reader.size ** 2)].index("f6")
+    outline = reading.outline
+    assert truth[sq] == int(SquareClass.KING)
+    assert outline.roundness[sq] < ROUND_WHOLE and deepest_wall(outline)[sq] < WALL_NONE
+    assert outline.rays_clipped[sq] >= 1.0 - ROUND_WHOLE, "the king's rays are not in the clipped core"
+    assert reading.classes[sq] == SquareClass.KING, f"f6 read {reading.probabilities[sq].round(2)}"
