@@ -6,7 +6,8 @@ Hard light, held-out renderer (bench/foreign_vision.py), seeds 131,023,017 d7, 1
 shows a circle's edge or its shaded side wall; a soft spot of light shows neither
 (vision/shape.blob_without_wall). Defenders on the same kind of frames that are as little round but show
 their wall (131,021,017 e9, the shallowest, 2 grey levels; 131,087,017 g5) stay defenders, and a piece half
-inside a lamp's clipped core is judged on the rays the camera saw (132,094,017 f6, the king).
+inside a lamp's clipped core is judged on the rays the camera saw (132,094,017 f6, the king), while a glare
+spot whose own middle is clipped is still a spot (museum 133,048,017 i9).
 """
 from __future__ import annotations
 
@@ -30,17 +31,19 @@ from vision.shape import ROUND_WHOLE, WALL_NONE, deepest_wall  # noqa: E402
 SEED0 = 131_000_000
 
 
-def _read(k: int):
-    sample, image = foreign_vision.frame("hard", SEED0, k)
+def _read(k: int, condition: str = "hard", seed0: int = SEED0):
+    sample, image = foreign_vision.frame(condition, seed0, k)
     reader = BoardReader(Config(), sample.board)
     truth = foreign_vision.truth_classes(sample.position, reader.size)
     names = [square_name(sq, reader.size) for sq in range(reader.size ** 2)]
     return truth, names, reader.read(image)
 
 
-@pytest.mark.parametrize("k,name", [(23, "d7"), (45, "f2"), (72, "k1")])
-def test_a_soft_spot_of_light_without_a_wall_is_read_empty_in_doubt(k, name):
-    truth, names, reading = _read(k)
+@pytest.mark.parametrize("condition,seed0,k,name", [("hard", SEED0, 23, "d7"), ("hard", SEED0, 45, "f2"),
+                                                    ("hard", SEED0, 72, "k1"), ("museum", 133_000_000, 48, "i9")])
+def test_a_soft_spot_of_light_without_a_wall_is_read_empty_in_doubt(condition, seed0, k, name):
+    """(museum 133,048,017 i9: a glare spot the size of a piece, its middle clipped white; its rays' wood is not)"""
+    truth, names, reading = _read(k, condition, seed0)
     sq = names.index(name)
     assert truth[sq] == int(SquareClass.EMPTY)
     assert reading.outline.roundness[sq] < ROUND_WHOLE, "the spot's outline is a piece's circle"
@@ -63,11 +66,8 @@ def test_a_piece_half_inside_a_clipped_core_is_no_spot():
     """Hard light, fresh seeds 132,094,017 f6: the king on the throne half inside a lamp's clipped core. His edge
     and wall are lost on the rays that reach clipped white, so his disc is round on only 0.67 of them and his
     wall is 1 grey level; judged on the rays the camera saw he is no spot, and he stays the best guess."""
-    sample, image = foreign_vision.frame("hard", 132_000_000, 94)
-    reader = BoardReader(Config(), sample.board)
-    truth = foreign_vision.truth_classes(sample.position, reader.size)
-    reading = reader.read(image)
-    sq = [square_name(s, reader.size) for s in range(reader.size ** 2)].index("f6")
+    truth, names, reading = _read(94, "hard", 132_000_000)
+    sq = names.index("f6")
     outline = reading.outline
     assert truth[sq] == int(SquareClass.KING)
     assert outline.roundness[sq] < ROUND_WHOLE and deepest_wall(outline)[sq] < WALL_NONE

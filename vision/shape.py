@@ -60,7 +60,7 @@ class Outline:
     lift_moved: np.ndarray | None = None  # (squares,) `lift` round the darkest top moved MOVED_SHIFT radii (else inf)
     sharpness_dark_moved: np.ndarray | None = None    # (squares,) `sharpness_dark` round that top (else 0)
     wall_colour: np.ndarray | None = None  # (squares,) `wall` in the deepest colour channel, near white (else 0)
-    rays_clipped: np.ndarray | None = None  # (squares,) share of rays that reach wood or a top clipped white (RAY_CLIPPED)
+    rays_clipped: np.ndarray | None = None  # (squares,) share of rays whose wood (their last WALL_EDGE samples) is clipped
 
 
 def fine_detail(gray: np.ndarray) -> np.ndarray:
@@ -231,7 +231,8 @@ class OutlineMeter:
                        lift=lift, noise=noise, fall=median(sharpest_fall, 1), rise=median(sharpest_rise, 1),
                        wall=wall, wood_noise=wood_noise, roundness=self._roundness(steps, lift), lift_far=lift_far,
                        top_far=top_far, lift_moved=lift_moved, sharpness_dark_moved=sharpness_moved,
-                       wall_colour=wall_colour, rays_clipped=(prof >= RAY_CLIPPED).any(-1).mean(-1))
+                       wall_colour=wall_colour,
+                       rays_clipped=(prof[..., -WALL_EDGE:] >= RAY_CLIPPED).any(-1).mean(-1))
 
     def _colour_wall(self, colour: np.ndarray, at: np.ndarray, tops: np.ndarray,
                      centres: np.ndarray | None) -> np.ndarray:
@@ -960,7 +961,7 @@ WALL_WITH_VEILED = 1.5
 # neither.
 ROUND_WHOLE = 0.85
 WALL_NONE = 1.5
-# the grey level at which the camera has clipped a ray's wood or top white (as SquareFeatures.saturated)
+# the grey level at which the camera has clipped a ray's wood white (as SquareFeatures.saturated)
 RAY_CLIPPED = 246.0
 
 
@@ -976,13 +977,16 @@ def blob_without_wall(probs: np.ndarray, outline: Outline, sure: float) -> np.nd
     a defender in doubt, 30 of them less round than ROUND_WHOLE with walls of 0-1.44 grey levels (the others'
     walls 1.82-5.44); of the 1,392 defenders read so in doubt, the 282 less round than that had walls of 1.88
     grey levels and more. Museum light (507 frames, 56,307 squares): no square of either kind. With this
-    check (and the clipped rays below, which keep 3 of those spots as they were) the best guesses wrong on
-    all 1,137 frames went from 441 to 413, none new, none surer.
+    check (and the clipped rays below, which leave 2 of those spots as they were) the best guesses wrong on
+    all 1,137 frames went from 441 to 412, none new, none surer.
     Sure defenders are left as they are: the colour has plainly seen a light piece there.
 
-    A ray that reaches wood or a top clipped white (Outline.rays_clipped) shows neither an edge nor a wall, so
-    those rays are not held against the disc: only a disc too little round on the rays the camera saw is a
-    spot. Hard light, fresh seeds 132,094,017 f6: the king on the throne half inside a lamp's clipped core,
+    A ray whose wood, out beyond the rim and the wall, is clipped white (Outline.rays_clipped) lies in a lamp's
+    core, where neither an edge nor a wall can show, so those rays are not held against the disc: only a disc
+    too little round on the rays the camera saw is a spot. A spot's own clipped middle ends inside its rays:
+    museum light, fresh seeds 133,048,017 i9, a glare spot the size of a piece on bare wood, its middle
+    clipped, read a defender (0.5) while every ray that touched white anywhere was counted (0.33 of them
+    from the rim outward, 0.04 at the wood). Hard light, fresh seeds 132,094,017 f6: the king on the throne half inside a lamp's clipped core,
     54 % of his rays reaching clipped white, his edge round on the rest (0.67 in all) and his wall in the
     core, was read empty (0.42) without this.
     """
