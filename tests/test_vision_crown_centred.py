@@ -1,5 +1,5 @@
 """A defender tinted gold all over by a warm lamp is no sure king; the king, his gold crown in the middle of
-his top, still is (vision/features.crown_centred, vision/reader.py CROWN_CENTRED).
+his top, still is (vision/features.crown_centred, vision/classifier.py CROWN_CENTRED).
 
 Hard-light museum day, seed 61: the York game ended with the king captured and parked in his storage slot.
 Under a warm lamp the camera read a defender on d9 as the king, 0.97 sure; the kiosk took the camera's

@@ -16,7 +16,7 @@ import numpy as np
 from calibration.config import Config
 from calibration.geometry import BoardGeometry
 from engine import pieces_from_position, position_from_pieces
-from vision.classifier import SquareClassifier, no_surer_than
+from vision.classifier import CROWN_CENTRED, SquareClassifier, no_surer_than
 from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures, crown_centred
 from vision.glare import GlareEstimator, GlareField
 from vision.inference import SURE
@@ -78,9 +78,8 @@ THRONE_DEFENDER_SURE = 0.5
 # the camera could not make) is an attacker at most CAMP_ATTACKER_SURE sure; a surer reading stands.
 CAMP_LIGHT_DOUBT = 0.6
 CAMP_ATTACKER_SURE = 0.6
-# A king read sure whose top's middle is not goldener than its ring by this much (log B/R, vision/features.
-# crown_centred) shows no crown: he is held back at UNCROWNED_KING_SURE, still the best guess
-CROWN_CENTRED = 0.0
+# A king read sure whose top's middle is not goldener than its ring by CROWN_CENTRED (vision/classifier)
+# shows no crown: he is held back at UNCROWNED_KING_SURE, still the best guess
 UNCROWNED_KING_SURE = 0.8
 # Off-colour squares joined to the board's edge that make an arm (vision/occlusion.arm_region),
 # with at least one crossing hidden too: stage light of another colour hides none.
@@ -422,6 +421,12 @@ class BoardReader:
             centred = crown_centred(rect, feats.top_px[sure_kings], self.frame.ppm)
             flat = sure_kings[~(centred >= CROWN_CENTRED)]
             probs[flat] = no_surer_than(probs[flat], UNCROWNED_KING_SURE)
+        # ... and with no sure king, a crown plainly in the middle of one light piece's top marks him
+        if float(probs[:, king].max()) < SURE:
+            light = np.nonzero(np.isin(probs.argmax(1), (int(SquareClass.DEFENDER), king)))[0]
+            centred = np.full(len(probs), np.nan)
+            centred[light] = crown_centred(rect, feats.top_px[light], self.frame.ppm)
+            probs = SquareClassifier.centred_king(probs, centred, SURE)
         light_camp = (self.camps & np.isin(probs.argmax(1), (int(SquareClass.DEFENDER), int(SquareClass.KING)))
                       & (probs.max(1) <= CAMP_LIGHT_DOUBT))
         if light_camp.any():
