@@ -298,6 +298,18 @@ class SquareClassifier:
         return p
 
     @staticmethod
+    def _king_guess(p: np.ndarray, cand: int) -> np.ndarray:
+        """`cand` keeps KING_DOUBT as the king (the best guess, held back), the rest of its reading scaled down;
+        a square that was read the king instead loses him (_lose_king)."""
+        k = int(SquareClass.KING)
+        p = p.copy()
+        p[cand] *= 1.0 - KING_DOUBT
+        p[cand, k] += KING_DOUBT
+        rival = p.argmax(1) == k
+        rival[cand] = False
+        return SquareClassifier._lose_king(p, rival, rival)
+
+    @staticmethod
     def hidden_king(p: np.ndarray) -> np.ndarray:
         """No square holds the king: any light piece may be him, his crown lost in glare or blur.
 
@@ -412,12 +424,7 @@ class SquareClassifier:
             return p
         if gold[cand] > float(gold[read_light].min()) - KING_GAP:
             return p
-        p = p.copy()
-        p[cand] *= 1.0 - KING_DOUBT
-        p[cand, k] += KING_DOUBT
-        rival = p.argmax(1) == k
-        rival[cand] = False
-        return SquareClassifier._lose_king(p, rival, rival)
+        return SquareClassifier._king_guess(p, cand)
 
     @staticmethod
     def centred_king(p: np.ndarray, centred: np.ndarray, sure: float) -> np.ndarray:
@@ -446,12 +453,7 @@ class SquareClassifier:
         others[cand] = False
         if (value[others] >= CROWN_CENTRED).any():
             return p
-        p = p.copy()
-        p[cand] *= 1.0 - KING_DOUBT
-        p[cand, k] += KING_DOUBT
-        rival = p.argmax(1) == k
-        rival[cand] = False
-        return SquareClassifier._lose_king(p, rival, rival)
+        return SquareClassifier._king_guess(p, cand)
 
     @staticmethod
     def throne_king(p: np.ndarray, throne: int | None, sure: float) -> np.ndarray:
