@@ -986,9 +986,9 @@ def blob_without_wall(probs: np.ndarray, outline: Outline, sure: float) -> np.nd
     too little round on the rays the camera saw is a spot. A spot's own clipped middle ends inside its rays:
     museum light, fresh seeds 133,048,017 i9, a glare spot the size of a piece on bare wood, its middle
     clipped, read a defender (0.5) while every ray that touched white anywhere was counted (0.33 of them
-    from the rim outward, 0.04 at the wood). Hard light, fresh seeds 132,094,017 f6: the king on the throne half inside a lamp's clipped core,
-    54 % of his rays reaching clipped white, his edge round on the rest (0.67 in all) and his wall in the
-    core, was read empty (0.42) without this.
+    from the rim outward, 0.04 at the wood). Hard light, fresh seeds 132,094,017 f6: the king on the throne
+    half inside a lamp's clipped core, 0.375 of his rays clipped at the wood, his edge round on the rest
+    (0.67 in all) and his wall in the core, was read empty (0.42) without this.
     """
     light = (probs.argmax(1) == int(SquareClass.DEFENDER)) & (probs.max(1) < sure)
     unseen = 0.0 if outline.rays_clipped is None else outline.rays_clipped
