@@ -12,6 +12,7 @@ import pytest
 from engine import Board, Piece, Side, parse_square
 from vision.inference import (IllegalReason, Verdict, board_classes, observation_of, pieces_of,
                               read_move)
+from vision.position import SquareClass
 
 
 def observe(board: Board, sure: float = 0.98, changes: dict[int, int] | None = None) -> np.ndarray:
@@ -312,3 +313,37 @@ def test_two_moves_that_make_the_same_position_are_one_explanation():
     played = board.copy()
     played.push(res.move)
     assert played.pieces() == seen
+
+
+def test_a_standing_piece_read_as_another_kind_is_no_change():
+    """No legal move turns a standing piece into another kind, so a sure misread of its colour (a
+    defender's top under a lamp's veil read as an attacker, the king read as a defender) neither
+    blocks the move played nor makes one: before, each was a mismatch ("fix the board") although
+    the board was right."""
+    board = Board("copenhagen")
+    f4, f6, h1, h3 = (parse_square(n, 11) for n in ("f4", "f6", "h1", "h3"))
+    misread = {f4: int(SquareClass.ATTACKER), f6: int(SquareClass.DEFENDER)}
+    res = read_move(board, observe(after(board, "h1-h3"), changes={**misread, h1: 0, h3: 1}))
+    assert res.verdict is Verdict.MOVE and res.move == board.parse_move("h1-h3")
+    res = read_move(board, observe(board, changes=misread))
+    assert res.verdict is Verdict.UNCHANGED
+    # a captured piece left standing may be read as another kind too
+    board = Board.from_otn("copenhagen", "/11/1tT1t6/11/11/11/5K5/11/11/11/11/11/", turn=Side.ATTACKERS)
+    cap = next(m for m in board.legal_moves if board.captures_of(m))
+    observed = dict(board.pieces())
+    observed[cap.to_sq] = observed.pop(cap.from_sq)
+    for sq in board.captures_of(cap):
+        observed[sq] = Piece.ATTACKER
+    got = read_move(board, observation_of(observed, 11))
+    assert got.verdict is Verdict.MOVE and got.move == cap and got.left_on_board == tuple(sorted(board.captures_of(cap)))
+
+
+def test_a_piece_taken_chess_style_is_still_a_mismatch():
+    """The attacker set down on the defender it meant to take: the square it left shows the
+    change, and both squares are named to put right."""
+    board = Board("copenhagen")
+    f2, f4 = parse_square("f2", 11), parse_square("f4", 11)
+    assert board.piece_at(f2) is Piece.ATTACKER and board.piece_at(f4) is Piece.DEFENDER
+    res = read_move(board, observe(board, changes={f2: 0, f4: int(SquareClass.ATTACKER)}))
+    assert res.verdict is Verdict.MISMATCH and not res.accepted
+    assert res.fix == {f2: Piece.ATTACKER, f4: Piece.DEFENDER}

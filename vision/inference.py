@@ -18,7 +18,8 @@ with its captures, where every captured piece may be lifted off or still
 standing (visitors often forget; the robot parks it later). Pieces captured
 earlier that the visitor left standing (`leftovers`) may be there or gone.
 Its score is the log-likelihood of the observed per-square class
-probabilities; a move changes only a few squares, so scores are differences
+probabilities (where a piece stood, of any piece: a standing piece cannot
+change its kind, so its colour as read is no evidence); a move changes only a few squares, so scores are differences
 from the unchanged board. A move is accepted only if it beats the best
 *different* explanation by a clear margin and no square contradicts it
 confidently: a square read with little confidence (glare, a flickering
@@ -134,10 +135,9 @@ def read_move(board: Board, probabilities: np.ndarray, leftovers: dict[int, Piec
     if probs.shape != (size * size, len(SquareClass)):
         raise ValueError(f"expected probabilities of shape {(size * size, len(SquareClass))}, got {probs.shape}")
     leftovers = dict(leftovers or {})
-    logp = np.log(np.maximum(probs, PROBABILITY_FLOOR))
     before = board_classes(board)
     empty = int(SquareClass.EMPTY)
-    lp = logp.tolist()
+    lp = _log_likelihoods(probs, before)
     # each square's term in the unchanged board; a leftover may stand or be gone
     left_class = {sq: int(SquareClass.from_letter(p.value)) for sq, p in leftovers.items() if before[sq] == empty}
     base_term = [lp[sq][int(c)] for sq, c in enumerate(before)]
@@ -176,8 +176,9 @@ def read_move(board: Board, probabilities: np.ndarray, leftovers: dict[int, Piec
     for sq, c in best_want.items():
         expected[sq] = c
     either = {sq for sq in left_class if sq not in best_want}      # a leftover the move did not touch
-    unexplained = [sq for sq in range(size * size) if confident[sq] and observed[sq] != expected[sq]
-                   and not (sq in either and observed[sq] in (empty, left_class[sq]))]
+    unexplained = [sq for sq in range(size * size) if confident[sq]
+                   and not _agrees(int(observed[sq]), int(expected[sq]), int(before[sq]))
+                   and not (sq in either and _agrees(int(observed[sq]), left_class[sq], left_class[sq]))]
     caps = tuple(board.captures_of(best_move)) if best_move is not None else ()
     move_otn = board.move_to_otn(best_move) if best_move is not None else None
     fix = _fix(board, observed, left_class)
@@ -202,6 +203,40 @@ def read_move(board: Board, probabilities: np.ndarray, leftovers: dict[int, Piec
         return MoveReading(Verdict.UNCHANGED, margin=margin, runner_up=runner_up)
     return MoveReading(Verdict.MOVE, best_move, move_otn, caps, tuple(sorted(best_kept)),
                        margin=margin, runner_up=runner_up)
+
+
+def _log_likelihoods(probs: np.ndarray, before: np.ndarray) -> list[list[float]]:
+    """Per square and class, the log-probability an explanation is scored by.
+
+    Where a piece stood before, its own class is scored by the square's
+    probability of holding *any* piece: no legal move turns a standing piece
+    into another kind, so what the camera makes of its colour says nothing
+    about which move was made, only whether the piece is still there.
+    """
+    occupied = np.maximum(1.0 - probs[:, int(SquareClass.EMPTY)], PROBABILITY_FLOOR)
+    logp = np.log(np.maximum(probs, PROBABILITY_FLOOR))
+    stood = np.nonzero(before != int(SquareClass.EMPTY))[0]
+    logp[stood, before[stood]] = np.log(occupied[stood])
+    return logp.tolist()
+
+
+def _agrees(observed: int, want: int, before: int) -> bool:
+    """Does a square read `observed` agree with an explanation that puts `want` there?
+
+    WHY a standing piece agrees whatever kind it is read as: the one piece
+    kind a square can keep is the one that stood there (a move lands only on
+    an empty square; a capture empties one), so a piece read as another kind
+    where it stood is a misread, never a change. Under a lamp's veil a
+    defender's ivory top can read as a sure attacker (independent renderer,
+    hard light, 134,000,078: f5 at 0.97 after fusing): taken as a change, the
+    kiosk told a visitor whose move was right to fix a board that was right.
+    What this gives up: two pieces swapped by hand in place go unseen until
+    one of them moves (its destination shows its real kind, a mismatch then).
+    A piece taken chess-style (the mover set down on the captured piece) is
+    still a mismatch, by the square it left.
+    """
+    empty = int(SquareClass.EMPTY)
+    return observed == want or (want == before != empty and observed != empty)
 
 
 def _sole_fit(fits: dict[frozenset, tuple], observed: np.ndarray, confident: np.ndarray) -> tuple | None:
@@ -236,15 +271,15 @@ def _consistent(hyps: list, before: np.ndarray, observed: np.ndarray, confident:
                 left_class: dict[int, int]) -> dict[frozenset, tuple]:
     """The best hypothesis of every position that no sure square rules out: a sure change it does
     not make, or a square it sets that is sure of something else."""
-    empty = int(SquareClass.EMPTY)
     changed = {sq for sq in np.nonzero(confident & (observed != before))[0].tolist()
-               if not (sq in left_class and observed[sq] in (empty, left_class[sq]))}
+               if not _agrees(int(observed[sq]), int(before[sq]), int(before[sq]))
+               and not (sq in left_class and _agrees(int(observed[sq]), left_class[sq], left_class[sq]))}
     fits: dict[frozenset, tuple] = {}
     for h in hyps:
         want = h[3]
         if not changed <= set(want):
             continue
-        if any(confident[sq] and observed[sq] != c for sq, c in want.items()):
+        if any(confident[sq] and not _agrees(int(observed[sq]), c, int(before[sq])) for sq, c in want.items()):
             continue
         if h[4] not in fits or h[0] > fits[h[4]][0]:
             fits[h[4]] = h
