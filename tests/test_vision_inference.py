@@ -347,3 +347,34 @@ def test_a_piece_taken_chess_style_is_still_a_mismatch():
     res = read_move(board, observe(board, changes={f2: 0, f4: int(SquareClass.ATTACKER)}))
     assert res.verdict is Verdict.MISMATCH and not res.accepted
     assert res.fix == {f2: Piece.ATTACKER, f4: Piece.DEFENDER}
+
+
+def test_glare_over_the_square_left_the_sure_destination_leaves_one_move():
+    """The mirror of glare over the destination: h3 surely holds an attacker, which only h1's could
+    have become, and h1 is under glare leaning empty (blown white: the camera cannot tell)."""
+    board = Board("copenhagen")
+    h1 = parse_square("h1", 11)
+    seen = observe(after(board, "h1-h3"))
+    seen[h1] = [0.5, 0.3, 0.1, 0.1]
+    res = read_move(board, seen)
+    assert res.verdict is Verdict.MOVE and res.move == board.parse_move("h1-h3")
+    assert res.margin < 6.0
+    # ... but where the square left still leans to its attacker, a piece from nowhere is no move
+    seen[h1] = [0.3, 0.5, 0.1, 0.1]
+    assert not read_move(board, seen).accepted
+
+
+def test_a_square_surely_holding_a_piece_of_unsure_kind_rules_out_slides_past_it():
+    """The king f6-f8: f8 is surely a piece (0.98) though the crown is unsure (king 0.55, defender
+    0.43), f9 and f10 lie under glare. Sliding on past f8 would leave it empty: no rival."""
+    board = Board.from_otn("copenhagen", "/11/1t2t6/11/11/11/5K5/11/11/11/11/11/", turn=Side.DEFENDERS)
+    f8, f9, f10 = (parse_square(n, 11) for n in ("f8", "f9", "f10"))
+    seen = observe(after(board, "f6-f8"))
+    seen[f8] = [0.02, 0.0, 0.43, 0.55]
+    seen[f9] = seen[f10] = [0.6, 0.1, 0.2, 0.1]
+    res = read_move(board, seen)
+    assert res.verdict is Verdict.MOVE and res.move == board.parse_move("f6-f8")
+    assert res.margin < 6.0
+    # unsure that a piece stands there at all, it stays a question
+    seen[f8] = [0.2, 0.0, 0.35, 0.45]
+    assert not read_move(board, seen).accepted

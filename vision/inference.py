@@ -188,8 +188,9 @@ def read_move(board: Board, probabilities: np.ndarray, leftovers: dict[int, Piec
         return MoveReading(Verdict.MISMATCH, None, move_otn, caps, tuple(sorted(best_kept)), fix=fix,
                            tried=tried, reason=reason, margin=margin, runner_up=runner_up)
     if margin < min_margin:
-        fits = _consistent(hyps, before, observed, confident, left_class)
-        sole = _sole_fit(fits, observed, confident)
+        occupied = probs[:, empty] <= 1.0 - sure
+        fits = _consistent(hyps, before, observed, confident, left_class, occupied)
+        sole = _sole_fit(fits, observed, confident, occupied, min_margin)
         if sole is not None:
             _, move, kept, _, _ = sole
             return MoveReading(Verdict.MOVE, move, board.move_to_otn(move), tuple(board.captures_of(move)),
@@ -239,27 +240,42 @@ def _agrees(observed: int, want: int, before: int) -> bool:
     return observed == want or (want == before != empty and observed != empty)
 
 
-def _sole_fit(fits: dict[frozenset, tuple], observed: np.ndarray, confident: np.ndarray) -> tuple | None:
+def _sole_fit(fits: dict[frozenset, tuple], observed: np.ndarray, confident: np.ndarray,
+              occupied: np.ndarray, min_margin: float) -> tuple | None:
     """The one legal move that the *sure* squares leave, when the likelihoods alone do not decide.
 
     Glare over a deciding square keeps the margin low however many frames
     are fused. Then: every sure square must agree with the hypothesis (a sure
     change it does not make, or a square it sets that is sure of something
-    else, rules it out); if exactly one position is left, it is a move whose
-    square left is sure empty, and its destination's likeliest class is the
-    mover, it is the move. Otherwise None (the caller holds back). `fits`:
-    `_consistent`'s positions.
+    else, rules it out; so does a piece surely there, whatever its kind, where
+    it wants none); if the likeliest position left is a move that beats every
+    other position left by `min_margin`, the square it leaves reads empty and
+    its destination the mover, and either the square left is surely empty or
+    the destination surely holds a piece (`occupied`), it is the move.
+    Otherwise None (the caller holds back). `fits`: `_consistent`'s positions.
+
+    WHY either square may be the sure one: glare lies over the square left as
+    often as over the destination. Hard light, bench/confirm_latency.py seeds
+    135,000,000, trial 9 (g7-g9): the defender sure on g9 (0.9), g7 blown
+    white (empty 0.5), nothing else fits, and the kiosk asked the visitor
+    which move; trials 5 and 10 alike, the destination a piece at 0.96-0.97
+    but its kind under 0.9. And the rival explanations a sure square rules
+    out are no rivals: trial 25 (the king d8-b8), d8 sure empty, b8 the king
+    0.6, the best rival a defender b5-b8, which the sure empty d8 rules out.
     """
     empty = int(SquareClass.EMPTY)
-    if len(fits) != 1:
+    ranked = sorted(fits.values(), key=lambda h: -h[0])
+    if not ranked or ranked[0][1] is None:
         return None
-    sole = next(iter(fits.values()))
-    move = sole[1]
-    if move is None or not confident[move.from_sq] or observed[move.from_sq] != empty:
+    if len(ranked) > 1 and ranked[1][0] > ranked[0][0] - min_margin:
         return None
-    if observed[move.to_sq] != sole[3][move.to_sq]:
-        return None
-    return sole
+    best = ranked[0]
+    move = best[1]
+    left = observed[move.from_sq] == empty
+    arrived = observed[move.to_sq] == best[3][move.to_sq]
+    if left and arrived and (confident[move.from_sq] or occupied[move.to_sq]):
+        return best
+    return None
 
 
 #: at most this many moves (of the one piece that left its square) are offered to the visitor: the
@@ -268,18 +284,29 @@ MAX_CANDIDATES = 6
 
 
 def _consistent(hyps: list, before: np.ndarray, observed: np.ndarray, confident: np.ndarray,
-                left_class: dict[int, int]) -> dict[frozenset, tuple]:
+                left_class: dict[int, int], occupied: np.ndarray) -> dict[frozenset, tuple]:
     """The best hypothesis of every position that no sure square rules out: a sure change it does
-    not make, or a square it sets that is sure of something else."""
+    not make, or a square it sets that is sure of something else.
+
+    `occupied`: squares surely holding a piece, whatever its kind (the empty class's share under
+    1 - SURE). Such a square where none stood is a sure change, and one a hypothesis empties rules it
+    out. WHY: the king and a defender are often told apart by the crown alone; hard light,
+    bench/confirm_latency.py seeds 135,000,000, trial 21 (the king k9-j9): j9 a piece at 0.98 (the
+    king 0.58, a defender 0.4), and the king's slides on past it to i9, h9, g9 were kept as rivals,
+    so the kiosk asked the visitor which move.
+    """
+    empty = int(SquareClass.EMPTY)
     changed = {sq for sq in np.nonzero(confident & (observed != before))[0].tolist()
                if not _agrees(int(observed[sq]), int(before[sq]), int(before[sq]))
                and not (sq in left_class and _agrees(int(observed[sq]), left_class[sq], left_class[sq]))}
+    changed |= {sq for sq in np.nonzero(occupied & (before == empty))[0].tolist() if sq not in left_class}
     fits: dict[frozenset, tuple] = {}
     for h in hyps:
         want = h[3]
         if not changed <= set(want):
             continue
-        if any(confident[sq] and not _agrees(int(observed[sq]), c, int(before[sq])) for sq, c in want.items()):
+        if any((confident[sq] and not _agrees(int(observed[sq]), c, int(before[sq])))
+               or (c == empty and occupied[sq]) for sq, c in want.items()):
             continue
         if h[4] not in fits or h[0] > fits[h[4]][0]:
             fits[h[4]] = h
