@@ -133,16 +133,27 @@ def test_glare_over_an_empty_square_is_not_a_move_and_hides_none():
     assert read_move(board, seen).move == board.parse_move("h1-h3")
 
 
-def test_glare_over_the_destination_the_sure_squares_leave_one_move():
-    """h1 is sure empty, every other square h1's attacker could reach is sure empty, h3 is under
-    glare (leaning attacker, unsure): no likelihood margin, but only h1-h3 fits the sure squares."""
+@pytest.mark.parametrize("glared,read", [("h3", [0.35, 0.45, 0.1, 0.1]), ("h1", [0.5, 0.3, 0.1, 0.1])])
+def test_glare_over_one_deciding_square_the_sure_squares_leave_one_move(glared, read):
+    """h1-h3 with glare over one of its squares, the other read surely: no likelihood margin, but
+    only h1-h3 fits the sure squares. h3 under glare (leaning attacker): h1 is sure empty and every
+    other square h1's attacker could reach is sure empty. h1 under glare (leaning empty, blown
+    white: the camera cannot tell): h3 surely holds an attacker, which only h1's could have become."""
     board = Board("copenhagen")
-    h3 = parse_square("h3", 11)
     seen = observe(after(board, "h1-h3"))
-    seen[h3] = [0.35, 0.45, 0.1, 0.1]
+    seen[parse_square(glared, 11)] = read
     res = read_move(board, seen)
     assert res.verdict is Verdict.MOVE and res.move == board.parse_move("h1-h3")
     assert res.margin < 6.0
+
+
+def test_a_sure_piece_where_the_square_it_came_from_still_leans_to_its_own_is_no_move():
+    """h3 surely an attacker, but h1 under glare still leans to its attacker: a piece from nowhere
+    as likely as h1-h3, so not taken."""
+    board = Board("copenhagen")
+    seen = observe(after(board, "h1-h3"))
+    seen[parse_square("h1", 11)] = [0.3, 0.5, 0.1, 0.1]
+    assert not read_move(board, seen).accepted
 
 
 def test_a_piece_lifted_off_with_glare_where_it_could_have_gone_is_not_a_move():
@@ -347,21 +358,6 @@ def test_a_piece_taken_chess_style_is_still_a_mismatch():
     res = read_move(board, observe(board, changes={f2: 0, f4: int(SquareClass.ATTACKER)}))
     assert res.verdict is Verdict.MISMATCH and not res.accepted
     assert res.fix == {f2: Piece.ATTACKER, f4: Piece.DEFENDER}
-
-
-def test_glare_over_the_square_left_the_sure_destination_leaves_one_move():
-    """The mirror of glare over the destination: h3 surely holds an attacker, which only h1's could
-    have become, and h1 is under glare leaning empty (blown white: the camera cannot tell)."""
-    board = Board("copenhagen")
-    h1 = parse_square("h1", 11)
-    seen = observe(after(board, "h1-h3"))
-    seen[h1] = [0.5, 0.3, 0.1, 0.1]
-    res = read_move(board, seen)
-    assert res.verdict is Verdict.MOVE and res.move == board.parse_move("h1-h3")
-    assert res.margin < 6.0
-    # ... but where the square left still leans to its attacker, a piece from nowhere is no move
-    seen[h1] = [0.3, 0.5, 0.1, 0.1]
-    assert not read_move(board, seen).accepted
 
 
 def test_a_square_surely_holding_a_piece_of_unsure_kind_rules_out_slides_past_it():
