@@ -29,19 +29,21 @@ from vision.shape import (WALL_AMONG_VEILED, WALL_VEIL_RATIO, WALL_WITH_VEILED, 
                           wall_under_veil)
 
 SURE = foreign_vision.CONFIDENT
-HELD = 0.6          # the move reader's doubt (vision/inference.py): a square below it is held back
+HELD = 0.6          # held back as a piece known by its wall alone is (RIM_ONLY_SURE 0.5 and a margin)
 
 
-@pytest.mark.parametrize("seed0,k,square,piece", [
-    (101_000_000, 35, "b7", SquareClass.ATTACKER), (15_000_000, 7, "e9", SquareClass.ATTACKER),
-    (98_000_000, 39, "h2", SquareClass.ATTACKER), (101_000_000, 8, "i5", SquareClass.DEFENDER),
-    (94_000_000, 28, "e6", SquareClass.DEFENDER), (98_000_000, 28, "e5", SquareClass.DEFENDER)])
-def test_a_piece_washed_out_by_a_veil_is_known_by_its_wall(seed0, k, square, piece):
+@pytest.mark.parametrize("seed0,k,square,piece,below", [
+    (101_000_000, 35, "b7", SquareClass.ATTACKER, HELD), (15_000_000, 7, "e9", SquareClass.ATTACKER, HELD),
+    (98_000_000, 39, "h2", SquareClass.ATTACKER, HELD), (101_000_000, 8, "i5", SquareClass.DEFENDER, HELD),
+    (94_000_000, 28, "e6", SquareClass.DEFENDER, SURE), (98_000_000, 28, "e5", SquareClass.DEFENDER, HELD)])
+def test_a_piece_washed_out_by_a_veil_is_known_by_its_wall(seed0, k, square, piece, below):
+    """`below`: e6's rim, crisp and round under the veil, makes it a piece's edge too (vision/shape.crisp_rim),
+    so its colour's reading stands (0.85), in doubt still; the others are held back as the wall alone is."""
     size, truth, probs = foreign_vision.frame_reading("hard", seed0, k)
     sq = parse_square(square, size)
     assert int(truth[sq]) == int(piece)
     assert int(probs[sq].argmax()) == int(piece), f"{square} read {np.round(probs[sq], 2)}"
-    assert probs[sq].max() < HELD, "a piece the veil washed out is never read surely"
+    assert probs[sq].max() < below, "a piece the veil washed out is never read surely"
     empty = np.nonzero(truth == int(SquareClass.EMPTY))[0]
     assert (probs[empty].argmax(1) == int(SquareClass.EMPTY)).mean() >= 0.95
 
