@@ -19,8 +19,8 @@ standing (visitors often forget; the robot parks it later). Pieces captured
 earlier that the visitor left standing (`leftovers`) may be there or gone.
 Its score is the log-likelihood of the observed per-square class
 probabilities (where a piece stood, of any piece: a standing piece cannot
-change its kind, so its colour as read is no evidence); a move changes only a few squares, so scores are differences
-from the unchanged board. A move is accepted only if it beats the best
+change its kind, so its colour as read is no evidence); a move changes only
+a few squares, so scores are differences from the unchanged board. A move is accepted only if it beats the best
 *different* explanation by a clear margin and no square contradicts it
 confidently: a square read with little confidence (glare, a flickering
 frame) costs every hypothesis alike unless the move touches it, so it
@@ -178,7 +178,7 @@ def read_move(board: Board, probabilities: np.ndarray, leftovers: dict[int, Piec
     either = {sq for sq in left_class if sq not in best_want}      # a leftover the move did not touch
     unexplained = [sq for sq in range(size * size) if confident[sq]
                    and not _agrees(int(observed[sq]), int(expected[sq]), int(before[sq]))
-                   and not (sq in either and _agrees(int(observed[sq]), left_class[sq], left_class[sq]))]
+                   and not (sq in either and observed[sq] != empty)]      # a leftover standing, of any kind
     caps = tuple(board.captures_of(best_move)) if best_move is not None else ()
     move_otn = board.move_to_otn(best_move) if best_move is not None else None
     fix = _fix(board, observed, left_class)
@@ -298,7 +298,7 @@ def _consistent(hyps: list, before: np.ndarray, observed: np.ndarray, confident:
     empty = int(SquareClass.EMPTY)
     changed = {sq for sq in np.nonzero(confident & (observed != before))[0].tolist()
                if not _agrees(int(observed[sq]), int(before[sq]), int(before[sq]))
-               and not (sq in left_class and _agrees(int(observed[sq]), left_class[sq], left_class[sq]))}
+               and not (sq in left_class and observed[sq] != empty)}      # a leftover standing, of any kind
     changed |= {sq for sq in np.nonzero(occupied & (before == empty))[0].tolist() if sq not in left_class}
     fits: dict[frozenset, tuple] = {}
     for h in hyps:

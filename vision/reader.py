@@ -21,8 +21,7 @@ from vision.features import FEATURE_NAMES, FeatureExtractor, SquareFeatures, cro
 from vision.glare import GlareEstimator, GlareField
 from vision.inference import SURE
 from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, clipped_top,
-                          blob_without_wall,
-                          crown_alone, dark_without_edge, king_keep, piece_shown, without_dark,
+                          blob_without_wall, crown_alone, dark_without_edge, king_keep, piece_shown, without_dark,
                           light_keep, light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match, wall_under_veil,
                           pieces_need_a_rim, rim_without_top, fine_detail, noise_of, shape_agreement, shape_conflict,
                           moved_dark_top, shape_fallback, with_outline, with_wall)
@@ -416,16 +415,17 @@ class BoardReader:
         # a king read sure shows his crown: gold in his top's middle, not only a gold light all over a top
         # (vision/features.crown_centred); without it he is the best guess, held back
         king = int(SquareClass.KING)
+        centred = np.full(len(probs), np.nan)          # measured only where asked, each top once
         sure_kings = np.nonzero((probs.argmax(1) == king) & (probs[:, king] >= SURE))[0]
         if len(sure_kings):
-            centred = crown_centred(rect, feats.top_px[sure_kings], self.frame.ppm)
-            flat = sure_kings[~(centred >= CROWN_CENTRED)]
+            centred[sure_kings] = crown_centred(rect, feats.top_px[sure_kings], self.frame.ppm)
+            flat = sure_kings[~(centred[sure_kings] >= CROWN_CENTRED)]
             probs[flat] = no_surer_than(probs[flat], UNCROWNED_KING_SURE)
         # ... and with no sure king, a crown plainly in the middle of one light piece's top marks him
         if float(probs[:, king].max()) < SURE:
             light = np.nonzero(np.isin(probs.argmax(1), (int(SquareClass.DEFENDER), king)))[0]
-            centred = np.full(len(probs), np.nan)
-            centred[light] = crown_centred(rect, feats.top_px[light], self.frame.ppm)
+            todo = np.setdiff1d(light, sure_kings)     # (a king turned down above is measured already)
+            centred[todo] = crown_centred(rect, feats.top_px[todo], self.frame.ppm)
             probs = SquareClassifier.centred_king(probs, centred, SURE)
         light_camp = (self.camps & np.isin(probs.argmax(1), (int(SquareClass.DEFENDER), int(SquareClass.KING)))
                       & (probs.max(1) <= CAMP_LIGHT_DOUBT))
