@@ -376,12 +376,7 @@ class GridChecker:
         patch = vis.largest_unsqueezed if trusted else vis.largest_patch
         if patch >= self.min_patch:
             return True
-        edge = vis.edge_hidden
-        next_in = np.zeros_like(edge)
-        next_in[:, 1] |= edge[:, 0]
-        next_in[:, -2] |= edge[:, -1]
-        next_in[1, :] |= edge[0, :]
-        next_in[-2, :] |= edge[-1, :]
+        next_in = _next_in(vis.edge_hidden)
         # a crossing inside hidden where the picture is nearly white counts no more than in `_largest` (a veil's
         # core squeezes its line away: hard light, fresh seeds 100,053,017, one at 234 grey levels), nor one lit
         # like glare's core, as `_largest` leaves such patches out (hard light, seeds 103M, a game's scene: a
@@ -394,6 +389,40 @@ class GridChecker:
         # at 0.5 to 1.26 times the board's wood: skin in the same light as the wood, under a veil at most.
         seen = (np.nan_to_num(vis.wood, nan=WHITE) <= NEAR_WHITE) & ~lit_like_glare(vis.wood, TIP_LIGHT)
         return bool((vis.hidden & next_in & seen).any())
+
+    def tip_past_band(self, vis: GridVisibility, band: np.ndarray) -> bool:
+        """A fingertip in over the edge as `occluded` takes one (a border crossing's line into the board
+        gone and the next crossing inside hidden) lit brighter than TIP_LIGHT, but below a glare core's
+        GLARE_BRIGHTNESS and not nearly white, where the frame band beside that border crossing
+        (FrameBandChecker.deviating, `band`) shows something crossing it: the sleeve behind the tip.
+
+        WHY: hard light, fresh seeds 140,039,029: a hand under a lamp, its blue sleeve across the
+        band at Tablut's top edge, hid the line in from the edge at two border crossings and the
+        crossing inside next to one of them, lit 1.4-1.5 times the board's wood, and was read as a
+        board. The lamp's streak that TIP_LIGHT keeps out (113,010,017) ran along the board's top rows.
+        """
+        size = self.n - 1
+        beside = np.zeros((self.n, self.n), bool)
+        flags = np.asarray(band, bool).reshape(4, size)
+        for k in range(1, size):
+            # the band's segments either side of each border crossing, sides in FrameBandChecker's order
+            beside[0, k] = flags[0, k - 1] or flags[0, k]                        # bottom, left to right
+            beside[k, -1] = flags[1, k - 1] or flags[1, k]                       # right, upwards
+            beside[-1, k] = flags[2, size - 1 - k] or flags[2, size - k]         # top, right to left
+            beside[k, 0] = flags[3, size - 1 - k] or flags[3, size - k]          # left, downwards
+        next_in = _next_in(vis.edge_hidden & beside)
+        seen = (np.nan_to_num(vis.wood, nan=WHITE) <= NEAR_WHITE) & ~lit_like_glare(vis.wood)
+        return bool((vis.hidden & next_in & seen).any())
+
+
+def _next_in(edge: np.ndarray) -> np.ndarray:
+    """(n+1, n+1) bool: the first crossing inside from each border crossing set in `edge`, along its line."""
+    next_in = np.zeros_like(edge)
+    next_in[:, 1] |= edge[:, 0]
+    next_in[:, -2] |= edge[:, -1]
+    next_in[1, :] |= edge[0, :]
+    next_in[-2, :] |= edge[-1, :]
+    return next_in
 
 
 def lit_like_glare(wood: np.ndarray, factor: float = GLARE_BRIGHTNESS) -> np.ndarray:

@@ -472,8 +472,12 @@ class BoardReader:
         to the board's edge, with crossings hidden: ARM_SQUARES of them where the frame band shows a sleeve
         beside them and any crossing is hidden (GridChecker.arm_crossing), or BANDED_HAND_SQUARES with a patch
         of hidden crossings at their corners (GridChecker.patch_at); ARM_SQUARES with such a patch however the
-        band looks (a hand under a lamp, which may wash the band out)."""
-        banded = arm_region(foreign, self.band.deviating(rect), self.size)
+        band looks (a hand under a lamp, which may wash the band out). Or a lamp-lit fingertip in over the
+        edge with the band crossed beside it (GridChecker.tip_past_band)."""
+        band = self.band.deviating(rect)
+        if self.grid.tip_past_band(grid, band):
+            return True
+        banded = arm_region(foreign, band, self.size)
         count = int(banded.sum())
         if count >= ARM_SQUARES and self.grid.arm_crossing(grid, banded):
             return True
