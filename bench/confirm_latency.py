@@ -69,6 +69,8 @@ class LatencyResult:
     unsure_frames: int = 0     # still frames whose fused reading did not yet confirm the move
     asked: int = 0             # held back, and the kiosk asks which of the moves it may be
     asked_offered: int = 0     # ... with the played move among them
+    shown: int = 0             # held back without those: the kiosk asks the visitor to show it on the screen
+    shown_offered: int = 0     # ... with the played move among the moves the camera leaves
     ask_latencies: list[float] = field(default_factory=list)    # hand left -> the question on the screen
 
 
@@ -152,15 +154,18 @@ def one_trial(condition: str, scene_seed: int, board: Board, move, res: LatencyR
         res.unsure_frames += 1
         last = inf.verdict.value
         # the kiosk's look-again (kiosk.board_watch.LookAgain), then, if the reading names the
-        # moves it may be, it asks the visitor
-        if inf.verdict is Verdict.AMBIGUOUS:
-            if look_again.spent(still) and inf.candidates:
-                res.asked += 1
-                res.asked_offered += int(any(c.move == move for c in inf.candidates))
-                res.ask_latencies.append(busy_until - (t_leave if t_leave is not None else t))
-                res.held += 1          # not confirmed from the camera: the question is on the screen
-                res.held_why["asked which move"] = res.held_why.get("asked which move", 0) + 1
-                return
+        # moves it may be, it asks the visitor which, or else to show it on the screen (kiosk/turns.py)
+        if inf.verdict is Verdict.AMBIGUOUS and look_again.spent(still) and (inf.candidates or inf.possible):
+            offered = inf.candidates or inf.possible
+            hit = int(any(c.move == move for c in offered))
+            if inf.candidates:
+                res.asked, res.asked_offered, why = res.asked + 1, res.asked_offered + hit, "asked which move"
+            else:
+                res.shown, res.shown_offered, why = res.shown + 1, res.shown_offered + hit, "asked to show it"
+            res.ask_latencies.append(busy_until - (t_leave if t_leave is not None else t))
+            res.held += 1          # not confirmed from the camera: the question is on the screen
+            res.held_why[why] = res.held_why.get(why, 0) + 1
+            return
         # not yet sure: the next still frames, fused, may be
 
 
@@ -202,9 +207,11 @@ def report(res: LatencyResult, condition: str, stable_s: float) -> str:
     line += f"confirmed right {res.right}, wrong {res.wrong}, not confirmed within {GIVE_UP_S:.0f} s {res.held}"
     if res.held_why:
         line += " (" + "; ".join(f"{k}: {v}" for k, v in sorted(res.held_why.items())) + ")"
-    if res.asked:
+    if res.asked or res.shown:
         line += (f"; of those, the kiosk asked which move {res.asked} (the played move offered in "
-                 f"{res.asked_offered}), median {np.median(res.ask_latencies):.2f} s after the hand left")
+                 f"{res.asked_offered}) and to show it on the screen {res.shown} (the played move among "
+                 f"those the camera leaves in {res.shown_offered}), median {np.median(res.ask_latencies):.2f} s "
+                 f"after the hand left")
     if res.read_ms:
         t = np.array(res.read_ms)
         line += (f"\n  frames read {res.frames_read}, skipped while reading {res.frames_skipped}, "

@@ -255,6 +255,8 @@ class GameScore:
     held: dict[str, int] = field(default_factory=dict)
     asked: int = 0                   # held back, and the kiosk asks which of 2-6 moves (vision.bench.score_ply)
     asked_right: int = 0             # ... with the played move among them
+    shown: int = 0                   # held back without those: the visitor is asked to show it on the screen
+    shown_right: int = 0             # ... with the played move among the moves the camera leaves
     settled: int = 0                 # in doubt at first, decided by the fresh pictures (--fresh)
     frames: int = 1                  # pictures fused a ply (--fused), and more when in doubt (--fresh)
     fresh: int = 0

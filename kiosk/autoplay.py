@@ -8,7 +8,7 @@ forgets to take a captured piece off, and follows the screen's "put the
 board back like this" and "place this piece" instructions after a moment.
 It tells the controller nothing directly but what a touch on the screen tells:
 asked which move it made (glare kept the camera in doubt), it touches that
-move (`answer_which`).
+move, or shows it on the screen's board (`answer_which`).
 """
 from __future__ import annotations
 
@@ -31,10 +31,11 @@ Touch = Callable[[str], object]
 
 def answer_which(view: ControllerView, played: Move | None, touch: Touch | None) -> str | None:
     """Asked which move they made (the view's `move_choices`), a visitor touches the one they made
-    when it is offered; returns it (OTN). None when not asked so, or when it is not among them: then
-    they put the board back as the screen also says."""
+    when it is offered; asked to show it on the screen (`moves_possible`), the piece and the square
+    it went to. Returns it (OTN). None when not asked so, or when it is not among them: then they
+    put the board back as the screen also says."""
     if touch is None or played is None or view.state != State.FIX_BOARD or view.board is None \
-            or played not in view.move_choices:
+            or played not in (view.move_choices or view.moves_possible):
         return None
     otn = played.otn(view.board.size)
     touch(otn)

@@ -27,8 +27,8 @@ position to the next start position while the result shows (Purpose.RESET);
 the next game's set-up is then a goal already reached.
 
 Message keys (kiosk/i18n): illegal_move.{not_your_piece, not_straight, blocked,
-restricted_square, rule}, fix_board.mismatch, fix_board.unclear, fix_board.which, fix_board.robot_result,
-place_piece.missed_pickup, place_piece.missing_pieces, place_piece.storage_full,
+restricted_square, rule}, fix_board.mismatch, fix_board.unclear, fix_board.which, fix_board.show,
+fix_board.robot_result, place_piece.missed_pickup, place_piece.missing_pieces, place_piece.storage_full,
 gantry.error, camera.waiting, resume.checking, capture.left_on_board.
 """
 from __future__ import annotations
@@ -91,6 +91,8 @@ class GameController:
         self.fix_squares: dict[int, Piece | None] = {}
         #: FIX_BOARD after a reading left in doubt between a few legal moves: the visitor may say which
         self.move_choices: tuple[MoveReading, ...] = ()
+        #: ... or between more (or "nothing moved" likeliest): the visitor may show theirs on the screen
+        self.moves_possible: tuple[MoveReading, ...] = ()
         self.message: str | None = None
         self.message_args: dict[str, str] = {}
         self.notice: str | None = None      # staff called (kiosk/staff_ops.py)
@@ -162,7 +164,8 @@ class GameController:
 
     def choose_move(self, move_otn: str) -> bool:
         """The visitor touched the move they made, of those a doubtful reading left
-        (`move_choices`, kiosk/turns.py). False when it is not one of them now."""
+        (`move_choices`, or shown on the screen's board: `moves_possible`; kiosk/turns.py).
+        False when it is not one of them now."""
         return self.turns.choose(move_otn)
 
     def hands_off(self) -> None:
@@ -276,7 +279,7 @@ class GameController:
         if new not in (State.FIX_BOARD, State.PLACE_PIECE):
             self.fix_squares = {}
         if new != State.FIX_BOARD:
-            self.move_choices = ()
+            self.move_choices = self.moves_possible = ()
         if new != State.PLACE_PIECE:
             self.notice = None
         if new not in (State.FIX_BOARD, State.PLACE_PIECE, State.PAUSED_ERROR):

@@ -123,33 +123,41 @@ class Turns:
             # a legal move may well have been made, but the camera could not tell which (glare
             # over a deciding square, after fresh pictures): not "does not match", but "again",
             # or, when it is one of a few legal moves, "which one?" (the visitor knows)
-            message = "fix_board.which" if result.candidates else "fix_board.unclear"
+            # when too many moves are left for rings, or "nothing moved" is likeliest, the visitor may
+            # show their move on the screen's board (the moves the camera leaves; vision/inference._possible)
+            message = "fix_board.which" if result.candidates else \
+                "fix_board.show" if result.possible else "fix_board.unclear"
             args = {"count": str(len(result.fix))}
         else:
             message, args = "fix_board.mismatch", {"count": str(len(result.fix))}
         choices = result.candidates if result.verdict is Verdict.AMBIGUOUS else ()
+        possible = result.possible if result.verdict is Verdict.AMBIGUOUS and not choices else ()
         c.record("fix_board", fix={square_name(q, size): (p.value if p else None) for q, p in result.fix.items()},
                  message=message, **({"tried": result.tried.otn(size)} if result.tried else {}),
-                 **({"choices": [r.move_otn for r in choices]} if choices else {}))
+                 **({"choices": [r.move_otn for r in choices]} if choices else {}),
+                 **({"possible": len(possible)} if possible else {}))
         if c.state != State.FIX_BOARD:
             c.set_state(State.FIX_BOARD)
         c.fix_squares = dict(result.fix)
         c.move_choices = choices
+        c.moves_possible = possible
         c.message, c.message_args = message, args
 
     def choose(self, move_otn: str) -> bool:
-        """The visitor says which of the moves left in doubt they made (`c.move_choices`): it is
-        played as if the camera had seen it, but the reader does not learn from this picture
-        (it did not show the move clearly)."""
+        """The visitor says which of the moves left in doubt they made (`c.move_choices`, or shown
+        on the screen's board: `c.moves_possible`): it is played as if the camera had seen it, but
+        the reader does not learn from this picture (it did not show the move clearly)."""
         c = self.c
         if c.state != State.FIX_BOARD or c.session is None:
             return False
         size = c.session.board.size
-        chosen = next((r for r in c.move_choices if r.move is not None
+        offered = c.move_choices or c.moves_possible
+        chosen = next((r for r in offered if r.move is not None
                        and r.move.otn(size) == move_otn.split("x")[0]), None)
         if chosen is None:
             return False
-        c.record("move_chosen", move=move_otn, choices=[r.move_otn for r in c.move_choices])
+        c.record("move_chosen", move=move_otn, choices=[r.move_otn for r in c.move_choices],
+                 **({"shown_of": len(c.moves_possible)} if not c.move_choices else {}))
         self._take_visitor_move(chosen, learn=False)
         return True
 

@@ -62,6 +62,8 @@ class ControllerView:
     match: Match | None = None
     #: FIX_BOARD: the legal moves a doubtful reading may be, best first; the visitor touches theirs
     move_choices: tuple[Move, ...] = ()
+    #: FIX_BOARD without choices: the legal moves the camera leaves, for the visitor to show on the screen
+    moves_possible: tuple[Move, ...] = ()
     #: the camera has long refused an unchanged picture for glare alone: "are your hands off the board?"
     asks_hands_off: bool = False
 
@@ -103,4 +105,5 @@ def build_view(c: "GameController") -> ControllerView:
         teaching=c.teacher.view(c.engine, board), match=c.match,
         exhibit=c.exhibit.view(),
         move_choices=tuple(r.move for r in c.move_choices if r.move is not None),
+        moves_possible=tuple(r.move for r in c.moves_possible if r.move is not None),
         asks_hands_off=c.watch.asks_hands_off)

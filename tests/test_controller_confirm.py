@@ -151,3 +151,73 @@ def test_the_simulated_visitor_touches_the_move_it_made_when_asked(tmp_path):
     chosen = [r.get("move") for r in rig.ctrl.journal.records if r.kind == "move_chosen"]
     played = [r.get("move") for r in rig.ctrl.journal.records if r.kind == "visitor_move"]
     assert chosen == played[-1:] and len(chosen) == 1
+
+
+class VeiledCamera(WorldCamera):
+    """A lamp's core over `veiled`: the square the piece left still reads as `known` had it, and
+    every veiled square is read with 60 % confidence (the change is half seen, however often the
+    camera looks)."""
+
+    veiled: set = set()
+    known: dict = {}
+
+    def read_latest(self) -> CameraReading | None:
+        reading = super().read_latest()
+        if reading is None or not reading.ok:
+            return reading
+        squares = tuple(self.known.get(sq) if sq in self.veiled and self.known.get(sq) is not None else p
+                        for sq, p in enumerate(reading.squares))
+        conf = tuple(0.6 if sq in self.veiled else c for sq, c in enumerate(reading.confidence))
+        return replace(reading, squares=squares, confidence=conf)
+
+
+def test_a_move_the_camera_leans_to_not_seeing_is_shown_by_the_visitor_on_the_screen(tmp_path):
+    """Under a lamp's core the square left still looks occupied and the destination only half
+    shows the piece: "nothing moved" is the likelier reading, so no short list can be offered and
+    putting the piece back to play again meets the same light. The visitor shows the move on the
+    screen instead, among the moves the camera leaves (and only those); it is played and
+    journalled, and a restart keeps it."""
+    rig = visitor_turn(tmp_path, VeiledCamera)
+    board = rig.ctrl.view().board
+    d1, d3 = parse_square("d1", 11), parse_square("d3", 11)
+    rig.camera.known, rig.camera.veiled = board.pieces(), {d1, d3}
+    played = board.parse_move("d1-d3")
+    rig.world.visitor_move(d1, d3)
+    rig.run_until({"fix_board"}, limit=100)
+    view = rig.ctrl.view()
+    assert view.ply == len(board.move_stack) and view.message == "fix_board.show"
+    assert view.move_choices == () and played in view.moves_possible
+    assert all(m.to_sq == d3 or m.from_sq == d1 for m in view.moves_possible)    # each explains a change seen
+    assert not rig.ctrl.choose_move("h1-h3")                 # a move the camera sees no part of
+    assert rig.ctrl.view().ply == len(board.move_stack)
+    assert rig.ctrl.choose_move("d1-d3")
+    assert rig.ctrl.view().board.move_stack[len(board.move_stack)] == played
+    assert rig.ctrl.view().moves_possible == ()
+    chosen = [r for r in rig.ctrl.journal.records if r.kind == "move_chosen"]
+    assert [r.get("move") for r in chosen] == ["d1-d3"] and chosen[0].get("shown_of") == len(view.moves_possible)
+    rig.ctrl.stop()
+    again = rig.make()                                      # a power cut now: the move is kept
+    assert again.view().board.move_stack[len(board.move_stack)] == played
+
+
+def test_the_simulated_visitor_shows_its_move_on_the_screen_when_asked(tmp_path):
+    """The simulation's visitor shows the move it made when asked to, so a museum day under a
+    lamp that hides the square left goes on instead of "put it back and play again" for ever."""
+    rig = visitor_turn(tmp_path, VeiledCamera)
+    rig.camera.known = rig.ctrl.view().board.pieces()
+    rig.camera.veiled = set(range(121))                     # the whole board under the lamp
+    style = VisitorStyle(illegal_rate=0.0, forget_capture_rate=0.0, think_s=(0.0, 0.0), read_screen_s=0.0)
+    visitor = SimVisitor(rig.world, random.Random(5), style, touch=rig.ctrl.choose_move)
+    ply = rig.ctrl.view().ply
+    shown = False
+    for _ in range(600):
+        view = rig.ctrl.view()
+        shown |= bool(view.moves_possible)
+        if view.ply > ply:
+            break
+        visitor.act(view, rig.clock.now)
+        rig.step()
+    assert shown and visitor.answered == 1 and visitor.moves == 1
+    chosen = [r.get("move") for r in rig.ctrl.journal.records if r.kind == "move_chosen"]
+    played = [r.get("move") for r in rig.ctrl.journal.records if r.kind == "visitor_move"]
+    assert chosen == played[-1:] and len(chosen) == 1

@@ -18,7 +18,7 @@ UI = Path(__file__).resolve().parents[1] / "kiosk" / "ui"
 CONTROLLER_MESSAGES = [
     "illegal_move.not_your_piece", "illegal_move.not_straight", "illegal_move.blocked",
     "illegal_move.restricted_square", "illegal_move.rule", "fix_board.mismatch", "fix_board.unclear", "fix_board.which",
-    "fix_board.robot_result",
+    "fix_board.show", "fix_board.robot_result",
     "place_piece.missed_pickup", "place_piece.missing_pieces", "place_piece.storage_full", "gantry.error",
     "camera.waiting", "resume.checking", "capture.left_on_board",
 ]

@@ -517,3 +517,35 @@ def test_many_moves_in_doubt_are_rings_on_the_board_and_a_touch_on_one_says_whic
     click(geom.centre(parse_square("h11", 11)))              # a square not ringed: nothing is said
     frame(app, tmp_path)
     assert app.ctx.controller.calls[-1] == ("choose_move", (moves[2].otn(11),))
+
+
+def test_a_move_the_camera_could_not_make_out_is_shown_on_the_screen_piece_then_square(tmp_path):
+    """No short list of moves (glare over the deciding squares, or "nothing moved" likeliest): the
+    visitor touches the piece they moved, sees dots only where the camera leaves it room to have
+    gone, and touches the square it went to; a square with no dot says nothing."""
+    board = Board("copenhagen")
+    d1, d2, d3, d4, h1 = (parse_square(n, 11) for n in ("d1", "d2", "d3", "d4", "h1"))
+    possible = tuple(board.parse_move(m) for m in ("d1-d3", "d1-d4", "h1-h3", "h1-h4", "f2-c2", "f2-i2", "e1-e3"))
+    assert all(board.is_legal(m) for m in possible) and board.is_legal(board.parse_move("d1-d2"))
+    view = replace(start_view(), state=State.FIX_BOARD, fix_squares={d3: None},
+                   message="fix_board.show", message_args={"count": "1"}, moves_possible=possible)
+    app = make_app(view)
+    before = frame(app, tmp_path, "a.png")
+    geom = app.screens["game"].geom
+    dot = palette.dot_colour(app.ctx.piece_scheme())
+    assert count_colour(before, geom.square_rect(d4), dot, 20) == 0
+    click(geom.centre(d1))                                  # the piece the visitor moved
+    picked = frame(app, tmp_path, "b.png")
+    assert app.screens["game"].selected == d1 and not app.ctx.controller.calls
+    assert count_colour(picked, geom.square_rect(d4), dot, 20) > 20          # room to have gone there
+    assert count_colour(picked, geom.square_rect(d2), dot, 20) == 0          # legal, but the camera says no
+    click(geom.centre(d2))                                  # no dot: the selection is dropped, nothing said
+    frame(app, tmp_path)
+    assert app.screens["game"].selected is None and not app.ctx.controller.calls
+    click(geom.centre(h1))
+    frame(app, tmp_path)
+    click(geom.centre(parse_square("h4", 11)))
+    frame(app, tmp_path)
+    assert app.ctx.controller.calls[-1] == ("choose_move", ("h1-h4",))
+    _, panel = split_rects(app.ctx.layout)
+    assert not [b for b in app.current.buttons.items if b.key.startswith("choose_")]   # the board is the choice

@@ -237,6 +237,23 @@ def test_no_choice_is_offered_among_many_moves():
     seen[h3] = [0.98, 0.01, 0.005, 0.005]
     res = read_move(board, seen)
     assert res.verdict is Verdict.AMBIGUOUS and res.candidates == ()
+    # but the visitor may show theirs on the screen: any of the seven, and only those
+    reach = {parse_square(n, 11) for n in ("i3", "j3", "k3", "g3", "f3", "e3", "d3")}
+    assert {c.move.to_sq for c in res.possible} == reach and all(c.move.from_sq == h3 for c in res.possible)
+
+
+def test_a_move_half_seen_while_nothing_moved_is_likelier_may_be_shown_never_one_unseen():
+    """A lamp's core over h1 and h3: h1 still leans to its attacker, h3 leans to one too. "Nothing
+    moved" is the likelier reading, so no move is offered to touch, but h1-h3 may be shown on the
+    screen, being the one legal move that puts a piece on h3; a move the camera sees no part of
+    (d1-d3) may not."""
+    board = Board("copenhagen")
+    h1, h3 = parse_square("h1", 11), parse_square("h3", 11)
+    seen = observe(board)
+    seen[h1], seen[h3] = [0.3, 0.7, 0, 0], [0.45, 0.55, 0, 0]
+    res = read_move(board, seen)
+    assert res.verdict is Verdict.AMBIGUOUS and res.candidates == () and res.move_otn is None
+    assert [c.move for c in res.possible] == [board.parse_move("h1-h3")]
 
 
 def test_among_many_moves_the_one_whose_destination_shows_the_mover_is_offered():

@@ -123,6 +123,8 @@ class GameBenchResult:
     held: dict[str, int] = field(default_factory=dict)   # not accepted: ambiguous, mismatch, unreadable
     asked: int = 0              # of the ambiguous: the kiosk asks the visitor which of 2-6 moves
     asked_right: int = 0        # ... with the recorded move among them (else they can only put it back)
+    shown: int = 0              # of the ambiguous without those: the visitor is asked to show it on the screen
+    shown_right: int = 0        # ... with the recorded move among the moves the camera leaves
     settled: int = 0            # in doubt at first, decided by the fresh pictures (score_ply's `fresh`)
 
 
@@ -248,13 +250,19 @@ def score_ply(reader: BoardReader, board, move, after, image: np.ndarray, res,
         if inf.candidates:
             res.asked += 1
             res.asked_right += any(c.move == move for c in inf.candidates)
+        elif inf.possible:
+            res.shown += 1
+            res.shown_right += any(c.move == move for c in inf.possible)
     board.push(move)
     return wrong
 
 
 def asked_text(res) -> str:
-    """The held-back plies the kiosk would ask the visitor about ("which move did you make?")."""
-    return f"; asked which move {res.asked} (the played move offered in {res.asked_right})"
+    """The held-back plies the kiosk would ask the visitor about ("which move did you make?"), and
+    those it would ask to show the move on the screen (kiosk/turns.py, "fix_board.show")."""
+    return (f"; asked which move {res.asked} (the played move offered in {res.asked_right});"
+            f" asked to show it on the screen {res.shown} (the played move among those the camera leaves"
+            f" in {res.shown_right})")
 
 
 def fused_text(frames: int, fresh: int, settled: int) -> str:

@@ -83,6 +83,9 @@ class MoveReading:
     margin: float = math.inf                  # nats over the best different explanation
     runner_up: str | None = None
     candidates: tuple["MoveReading", ...] = ()  # AMBIGUOUS: the legal moves it may be, to ask the visitor
+    #: AMBIGUOUS: every legal move the sure squares leave that accounts for a change the camera sees,
+    #: best first (`candidates` are among them): the visitor may show theirs on the screen (`_possible`)
+    possible: tuple["MoveReading", ...] = ()
 
     @property
     def accepted(self) -> bool:
@@ -199,7 +202,8 @@ def read_move(board: Board, probabilities: np.ndarray, leftovers: dict[int, Piec
         unsure = tuple(sorted(sq for sq in deciding if not confident[sq]))
         return MoveReading(Verdict.AMBIGUOUS, None, move_otn, caps, tuple(sorted(best_kept)), unsure=unsure,
                            fix=fix, margin=margin, runner_up=runner_up,
-                           candidates=_candidates(board, fits, observed, min_margin))
+                           candidates=_candidates(board, fits, observed, min_margin),
+                           possible=_possible(board, fits, observed, before))
     if best_move is None:
         return MoveReading(Verdict.UNCHANGED, margin=margin, runner_up=runner_up)
     return MoveReading(Verdict.MOVE, best_move, move_otn, caps, tuple(sorted(best_kept)),
@@ -345,6 +349,25 @@ def _candidates(board: Board, fits: dict[frozenset, tuple], observed: np.ndarray
         return ()
     return tuple(MoveReading(Verdict.MOVE, h[1], board.move_to_otn(h[1]), tuple(board.captures_of(h[1])),
                              tuple(sorted(h[2])), margin=h[0] - ranked[0][0]) for h in close)
+
+
+def _possible(board: Board, fits: dict[frozenset, tuple], observed: np.ndarray,
+              before: np.ndarray) -> tuple[MoveReading, ...]:
+    """Every legal move the sure squares leave (`fits`) that sets at least one square to what the
+    camera likeliest sees there where that differs from the known position, best first.
+
+    WHY: under a lamp's core the reading can stay in doubt between more moves
+    than a few rings can offer, or lean to "nothing moved", however often the
+    visitor puts the piece back and plays again (the independent renderer's
+    hard light: seeds 135,000,000 ply h5-h7 and 137,000,000 ply d6-d3 were held
+    so every time). The visitor knows their move and can show it on the
+    screen. A move the camera sees no part of is not offered: a touch on the
+    screen is not a move on the board.
+    """
+    out = [h for h in sorted(fits.values(), key=lambda h: -h[0]) if h[1] is not None
+           and any(observed[sq] == c != before[sq] for sq, c in h[3].items())]
+    return tuple(MoveReading(Verdict.MOVE, h[1], board.move_to_otn(h[1]), tuple(board.captures_of(h[1])),
+                             tuple(sorted(h[2]))) for h in out)
 
 
 def _fix(board: Board, observed: np.ndarray, left_class: dict[int, int]) -> dict[int, Piece | None]:

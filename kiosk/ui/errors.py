@@ -170,6 +170,8 @@ def draw_error_panel(surface: pygame.Surface, ctx: UiContext, kind: str, panel: 
                  "camera": "errors.camera.title", "staff": "errors.staff.title"}[kind]
     if asking:
         title_key = "errors.fix_board.which_title"
+    elif kind == "fix_board" and bool(getattr(view, "moves_possible", None)):
+        title_key = "errors.fix_board.show_title"
     y = draw_paragraph(surface, ctx.t(title_key), pygame.Rect(inner.left, inner.top, inner.width, lay.font_heading * 2),
                        lay.font_heading, palette.ORANGE if kind == "camera" else palette.TEXT,
                        min_size=lay.font_small) + lay.gap

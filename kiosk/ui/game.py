@@ -134,12 +134,12 @@ class GameScreen(BaseScreen):
     # ---- keyboard: the board's cursor, or the focus ring on the buttons ------------------
     def keyboard_on_board(self, ctx: UiContext) -> bool:
         """True while the arrow keys move the cursor on the board (then no focus ring is drawn)."""
-        return self.board_focus and self.can_move(ctx)
+        return self.board_focus and self.can_select(ctx)
 
     def wants_key(self, event: pygame.event.Event, ctx: UiContext) -> bool:
         """The board takes arrows, Enter and Escape while it has the keyboard; Tab goes to the buttons."""
         if not self.keyboard_on_board(ctx):
-            if event.key == pygame.K_ESCAPE and self.confirm is None and self.can_move(ctx):
+            if event.key == pygame.K_ESCAPE and self.confirm is None and self.can_select(ctx):
                 self.board_focus = True           # back from the buttons to the board
                 if ctx.focus is not None:
                     ctx.focus.visible = False
@@ -153,7 +153,7 @@ class GameScreen(BaseScreen):
 
     def focus_past_edge(self, direction: tuple[int, int], ctx: UiContext) -> None:
         """Left from the left-most button returns the keyboard to the board."""
-        if direction == (-1, 0) and self.can_move(ctx):
+        if direction == (-1, 0) and self.can_select(ctx):
             self.board_focus = True
             if ctx.focus is not None:
                 ctx.focus.visible = False
@@ -177,7 +177,7 @@ class GameScreen(BaseScreen):
         if self.pending_since is not None and (stack != self.pending_stack or ctx.now - self.pending_since > 8.0
                                                or state != State.VISITOR_TURN):
             self.pending_since = None
-        if not self.can_move(ctx):
+        if not self.can_select(ctx):
             self.selected = None
         if view.outcome is not None and not self.reward_recorded:
             self.reward_recorded = True
@@ -203,8 +203,22 @@ class GameScreen(BaseScreen):
                 and view.board is not None and self.pending_since is None and self.confirm is None
                 and (view.exhibit.mode == "referee" or side_value(view.board.turn) == side_value(view.visitor_side)))
 
+    def showing(self, ctx: UiContext) -> bool:
+        """The camera could not make out the visitor's move, and more moves are left than rings can
+        offer (or "nothing moved" looked likeliest): the visitor shows theirs on this board, touching
+        the piece and then the square it went to, among the moves the camera leaves (the view's
+        `moves_possible`). On a real kiosk as in the simulation: it is the visitor's word."""
+        view = ctx.view
+        return (view is not None and view.state == State.FIX_BOARD and view.board is not None
+                and not view.move_choices and bool(view.moves_possible))
+
+    def can_select(self, ctx: UiContext) -> bool:
+        """A piece on this board may be selected: to move it (simulation) or to show a move."""
+        return self.can_move(ctx) or self.showing(ctx)
+
     def targets_of(self, ctx: UiContext, sq: int) -> list[int]:
-        return [m.to_sq for m in ctx.view.board.legal_moves if m.from_sq == sq]
+        moves = ctx.view.moves_possible if self.showing(ctx) else ctx.view.board.legal_moves
+        return [m.to_sq for m in moves if m.from_sq == sq]
 
     def own_piece(self, ctx: UiContext, sq: int) -> bool:
         piece = ctx.view.board.piece_at(sq)
@@ -217,14 +231,26 @@ class GameScreen(BaseScreen):
 
     def touch_square(self, ctx: UiContext, sq: int) -> None:
         """One touch (or Enter) on a square: select a piece, move to a dot, or drop the selection;
-        asked which move was made, a ringed square says it went there; in the simulation, a touch
-        on a square marked to be put right puts it right."""
+        asked which move was made, a ringed square says it went there; asked to show it, the piece
+        and then the square it went to; in the simulation, a touch on a square marked to be put
+        right puts it right."""
         view = ctx.view
         chosen = next((m for m in (view.move_choices if view is not None else ()) if m.to_sq == sq), None)
         choose = getattr(ctx.controller, "choose_move", None)
         if view is not None and view.state == State.FIX_BOARD and chosen is not None and choose is not None:
             choose(chosen.otn(view.board.size))     # "which move did you make?": the ringed square it went to
             return
+        if self.showing(ctx) and choose is not None:
+            self.cursor = sq
+            if self.selected is not None and sq in self.targets_of(ctx, self.selected):
+                shown = next(m for m in view.moves_possible if m.from_sq == self.selected and m.to_sq == sq)
+                self.selected = None
+                choose(shown.otn(view.board.size))  # "show me your move": the piece, then where it went
+                return
+            if self.targets_of(ctx, sq):
+                self.selected = None if self.selected == sq else sq
+                return
+            self.selected = None
         if (ctx.world is not None and view is not None and view.state in (State.FIX_BOARD, State.PLACE_PIECE)
                 and sq in view.fix_squares):
             # the screen's board stands in for the visitor's hands on the simulated board (the
@@ -304,7 +330,8 @@ class GameScreen(BaseScreen):
             draw_cards(surface, ctx, geom)
         if error == "fix_board" and view.move_choices:
             draw_choice_marks(surface, geom, view.move_choices, phase)      # "which of these?": the panel asks
-        elif error in ("fix_board", "place_piece"):
+        elif error in ("fix_board", "place_piece") and not (self.selected is not None and self.showing(ctx)):
+            # (showing their move, the visitor sees the piece they touched and its dots, not the fix)
             draw_fix_marks(surface, ctx, geom, dict(view.fix_squares or {}), phase)
         if error == "camera":
             shade = pygame.Surface(board_rect.size, pygame.SRCALPHA)
