@@ -136,21 +136,28 @@ def test_the_simulated_visitor_touches_the_move_it_made_when_asked(tmp_path):
     does, by touching the move it made, so a museum day in glare that stays goes on."""
     rig = visitor_turn(tmp_path, GlaredCamera)
     rig.camera.glared = set(range(121))                     # a veil over the whole board
+    assert _one_simulated_ply(rig, 3, lambda view: bool(view.move_choices))
+
+
+def _one_simulated_ply(rig, seed: int, asked) -> bool:
+    """The simulation's visitor plays one ply, answering the screen; whether `asked(view)` held on the
+    way. The one move is chosen on the screen, and journalled as played."""
     style = VisitorStyle(illegal_rate=0.0, forget_capture_rate=0.0, think_s=(0.0, 0.0), read_screen_s=0.0)
-    visitor = SimVisitor(rig.world, random.Random(3), style, touch=rig.ctrl.choose_move)
+    visitor = SimVisitor(rig.world, random.Random(seed), style, touch=rig.ctrl.choose_move)
     ply = rig.ctrl.view().ply
-    asked = False
+    seen = False
     for _ in range(600):
         view = rig.ctrl.view()
-        asked |= bool(view.move_choices)
+        seen |= asked(view)
         if view.ply > ply:
             break
         visitor.act(view, rig.clock.now)
         rig.step()
-    assert asked and visitor.answered == 1 and visitor.moves == 1
+    assert visitor.answered == 1 and visitor.moves == 1
     chosen = [r.get("move") for r in rig.ctrl.journal.records if r.kind == "move_chosen"]
     played = [r.get("move") for r in rig.ctrl.journal.records if r.kind == "visitor_move"]
     assert chosen == played[-1:] and len(chosen) == 1
+    return seen
 
 
 class VeiledCamera(WorldCamera):
@@ -206,18 +213,4 @@ def test_the_simulated_visitor_shows_its_move_on_the_screen_when_asked(tmp_path)
     rig = visitor_turn(tmp_path, VeiledCamera)
     rig.camera.known = rig.ctrl.view().board.pieces()
     rig.camera.veiled = set(range(121))                     # the whole board under the lamp
-    style = VisitorStyle(illegal_rate=0.0, forget_capture_rate=0.0, think_s=(0.0, 0.0), read_screen_s=0.0)
-    visitor = SimVisitor(rig.world, random.Random(5), style, touch=rig.ctrl.choose_move)
-    ply = rig.ctrl.view().ply
-    shown = False
-    for _ in range(600):
-        view = rig.ctrl.view()
-        shown |= bool(view.moves_possible)
-        if view.ply > ply:
-            break
-        visitor.act(view, rig.clock.now)
-        rig.step()
-    assert shown and visitor.answered == 1 and visitor.moves == 1
-    chosen = [r.get("move") for r in rig.ctrl.journal.records if r.kind == "move_chosen"]
-    played = [r.get("move") for r in rig.ctrl.journal.records if r.kind == "visitor_move"]
-    assert chosen == played[-1:] and len(chosen) == 1
+    assert _one_simulated_ply(rig, 5, lambda view: bool(view.moves_possible) and not view.move_choices)
