@@ -5,9 +5,10 @@ under a lamp, its blue sleeve across the frame band at Tablut's top edge, hid th
 edge at two border crossings and the crossing inside next to one of them, lit 1.4-1.5 times the
 board's wood. The fingertip rule (GridChecker.occluded) leaves out a crossing lit over TIP_LIGHT
 times the board's wood, as a lamp's streak along the top rows is lit (113,010,017, read: see
-tests/test_vision_fingertip_over_edge.py), and the board was read with the hand on it. A streak
-does not cross the band as a sleeve does: GridChecker.tip_past_band takes such a tip, lit up to a
-glare core's brightness, where the band beside its border crossing is crossed.
+tests/test_vision_fingertip_over_edge.py), and the board was read with the hand on it. In museum
+light the same hand's tip was nearly white, which that rule leaves out too (a veil's core at the
+edge). Neither streak nor core crosses the band as a sleeve does: GridChecker.tip_past_band takes
+such a tip, lit up to a glare core's brightness, where the band beside its border crossing is crossed.
 """
 from __future__ import annotations
 
@@ -29,8 +30,10 @@ from vision.reader import BoardReader  # noqa: E402
 from tests.test_vision_fingertip_over_edge import WOOD, _board, _patch  # noqa: E402
 
 
-def test_the_lamp_lit_hand_with_its_sleeve_across_the_band_is_a_hand():
-    sample, image = foreign_vision.frame("hard", 140_000_000, 39, arm=True)
+@pytest.mark.parametrize("condition", ["hard", "museum"])
+def test_the_lamp_lit_hand_with_its_sleeve_across_the_band_is_a_hand(condition):
+    """Hard light: the tip lit 1.45 times the board's wood; museum light: nearly white (235-237)."""
+    sample, image = foreign_vision.frame(condition, 140_000_000, 39, arm=True)
     with pytest.raises(NotReadable, match="hand over board"):
         BoardReader(Config(), sample.board).read(image, track=False)
 
