@@ -55,6 +55,11 @@ class StillView:
     def set_attract(self, showing: bool) -> None:
         """The screen says whether attract shows (kiosk/exhibit.py); a picture has no robot to start."""
 
+    def choose_move(self, move_otn: str) -> bool:
+        """The move the visitor touched ("which move?", "show me"): offered so that those screens
+        draw their move buttons as on the kiosk; a picture has no game to play it in."""
+        return False
+
 
 def idle_view() -> ControllerView:
     """The view of a kiosk with no game on (the attract and start screens)."""
@@ -185,6 +190,14 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
     illegal = game_view(21, state=State.FIX_BOARD, message="illegal_move.blocked",
                         message_args={"from": "f8", "to": "f4"},
                         fix_squares={sq("f4"): None, sq("f8"): Piece.DEFENDER})
+    # a move the camera could not make out (glare): "which move?" with a few, "show me" with more
+    doubt = game_view(21, state=State.FIX_BOARD)
+    assert doubt.board is not None
+    moves = [m for m in doubt.board.legal_moves if m.from_sq == sq("f5")]
+    which = replace(doubt, message="fix_board.which", message_args={"count": "2"}, move_choices=tuple(moves[:2]),
+                    fix_squares={sq("f5"): Piece.DEFENDER})
+    shown = replace(doubt, message="fix_board.show", message_args={"count": "1"}, fix_squares={sq("f5"): Piece.DEFENDER},
+                    moves_possible=tuple(m for m in doubt.board.legal_moves if m.from_sq in (sq("f5"), sq("e6"))))
     place = game_view(22, state=State.PLACE_PIECE, message="place_piece.missed_pickup",
                       robot_activity=RobotActivity(ActivityCode.MOVING, {"from": "b9", "to": "a9"}), fix_squares={sq("a9"): Piece.ATTACKER, sq("b9"): None})
     return [
@@ -200,6 +213,8 @@ def _shots(config: Any) -> list[tuple[str, Callable[[Any], None]]]:
         ("09-game-setup", game(game_view(0, state=State.SETUP, robot_activity=RobotActivity(ActivityCode.PLACING, {"square": "d1"}), progress=0.35,
                                          last_move=None))),
         ("10-error-illegal-move", game(illegal)),
+        ("10b-error-which-move", game(which)),
+        ("10c-error-show-your-move", game(shown, selected="f5")),
         ("11-error-place-piece", game(place)),
         ("12-error-camera", game(game_view(21, state=State.VISITOR_TURN, camera_ok=False, camera_reason="hand over board"),
                                  camera_bad_for=3.0)),
