@@ -155,9 +155,8 @@ def one_trial(condition: str, scene_seed: int, board: Board, move, res: LatencyR
         last = inf.verdict.value
         # the kiosk's look-again (kiosk.board_watch.LookAgain), then, if the reading names the
         # moves it may be, it asks the visitor which, or else to show it on the screen (kiosk/turns.py)
-        if inf.verdict is Verdict.AMBIGUOUS and look_again.spent(still) and (inf.candidates or inf.possible):
-            offered = inf.candidates or inf.possible
-            hit = int(any(c.move == move for c in offered))
+        if inf.verdict is Verdict.AMBIGUOUS and look_again.spent(still) and inf.offered:
+            hit = int(any(c.move == move for c in inf.offered))
             if inf.candidates:
                 res.asked, res.asked_offered, why = res.asked + 1, res.asked_offered + hit, "asked which move"
             else:

@@ -116,6 +116,8 @@ class Turns:
         if c.state == State.FIX_BOARD and result.fix == c.fix_squares:
             return
         size = s.board.size
+        choices = result.candidates if result.verdict is Verdict.AMBIGUOUS else ()
+        possible = () if choices else result.possible      # (only an AMBIGUOUS reading names any)
         if result.tried is not None and result.reason is not None:
             message = f"illegal_move.{result.reason.value}"
             args = {"from": square_name(result.tried.from_sq, size), "to": square_name(result.tried.to_sq, size)}
@@ -125,13 +127,10 @@ class Turns:
             # or, when it is one of a few legal moves, "which one?" (the visitor knows)
             # when too many moves are left for rings, or "nothing moved" is likeliest, the visitor may
             # show their move on the screen's board (the moves the camera leaves; vision/inference._possible)
-            message = "fix_board.which" if result.candidates else \
-                "fix_board.show" if result.possible else "fix_board.unclear"
+            message = "fix_board.which" if choices else "fix_board.show" if possible else "fix_board.unclear"
             args = {"count": str(len(result.fix))}
         else:
             message, args = "fix_board.mismatch", {"count": str(len(result.fix))}
-        choices = result.candidates if result.verdict is Verdict.AMBIGUOUS else ()
-        possible = result.possible if result.verdict is Verdict.AMBIGUOUS and not choices else ()
         c.record("fix_board", fix={square_name(q, size): (p.value if p else None) for q, p in result.fix.items()},
                  message=message, **({"tried": result.tried.otn(size)} if result.tried else {}),
                  **({"choices": [r.move_otn for r in choices]} if choices else {}),

@@ -547,5 +547,4 @@ def test_a_move_the_camera_could_not_make_out_is_shown_on_the_screen_piece_then_
     click(geom.centre(parse_square("h4", 11)))
     frame(app, tmp_path)
     assert app.ctx.controller.calls[-1] == ("choose_move", ("h1-h4",))
-    _, panel = split_rects(app.ctx.layout)
     assert not [b for b in app.current.buttons.items if b.key.startswith("choose_")]   # the board is the choice

@@ -247,12 +247,11 @@ def score_ply(reader: BoardReader, board, move, after, image: np.ndarray, res,
             wrong = inf
     else:
         res.held[inf.verdict.value] = res.held.get(inf.verdict.value, 0) + 1
+        hit = any(c.move == move for c in inf.offered)
         if inf.candidates:
-            res.asked += 1
-            res.asked_right += any(c.move == move for c in inf.candidates)
+            res.asked, res.asked_right = res.asked + 1, res.asked_right + hit
         elif inf.possible:
-            res.shown += 1
-            res.shown_right += any(c.move == move for c in inf.possible)
+            res.shown, res.shown_right = res.shown + 1, res.shown_right + hit
     board.push(move)
     return wrong
 

@@ -91,6 +91,12 @@ class MoveReading:
     def accepted(self) -> bool:
         return self.verdict is Verdict.MOVE
 
+    @property
+    def offered(self) -> tuple["MoveReading", ...]:
+        """The moves the visitor is asked about: `candidates` when there are any ("which move did you
+        make?"), else `possible` ("show me your move"); () when neither (put the board back)."""
+        return self.candidates or self.possible
+
 
 def board_classes(board: Board) -> np.ndarray:
     """Class index per square of an engine position."""

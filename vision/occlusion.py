@@ -149,6 +149,7 @@ class GridChecker:
         arm_of[1:-1, 0], arm_of[1:-1, -1], arm_of[-1, 1:-1], arm_of[0, 1:-1] = 0, 1, 2, 3
         self.edge = arm_of >= 0
         self.inward = arm_of[self.edge][:, None] * len(dist) + np.arange(len(dist))[None]   # (edge, samples)
+        self.band_beside = _band_beside(geometry.size)          # (tip_past_band)
         self._index: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def _samples(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -405,18 +406,27 @@ class GridChecker:
         board. Neither streak nor core crosses the band beside the line as a sleeve does: on 1,100
         hard and 700 museum hand-free frames (seeds 110M-141M) this rule fires on none.
         """
-        size = self.n - 1
+        rows, cols, one, other = self.band_beside
+        flags = np.asarray(band, bool)
         beside = np.zeros((self.n, self.n), bool)
-        flags = np.asarray(band, bool).reshape(4, size)
-        for k in range(1, size):
-            # the band's segments either side of each border crossing, sides in FrameBandChecker's order
-            beside[0, k] = flags[0, k - 1] or flags[0, k]                        # bottom, left to right
-            beside[k, -1] = flags[1, k - 1] or flags[1, k]                       # right, upwards
-            beside[-1, k] = flags[2, size - 1 - k] or flags[2, size - k]         # top, right to left
-            beside[k, 0] = flags[3, size - 1 - k] or flags[3, size - k]          # left, downwards
+        beside[rows, cols] = flags[one] | flags[other]
         next_in = _next_in(vis.edge_hidden & beside)
         seen = ~lit_like_glare(vis.wood)
         return bool((vis.hidden & next_in & seen).any())
+
+
+def _band_beside(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The border crossings (rows, cols of the (size+1, size+1) grid; corners left out) and, for each,
+    the two frame band segments either side of it, as indices in FrameBandChecker.deviating's order:
+    bottom left to right, right upwards, top right to left, left downwards. Fixed for a board."""
+    out: list[tuple[int, int, int, int]] = []
+    for k in range(1, size):
+        out += [(0, k, k - 1, k),                                               # bottom
+                (k, size, size + k - 1, size + k),                              # right
+                (size, k, 3 * size - 1 - k, 3 * size - k),                      # top
+                (k, 0, 4 * size - 1 - k, 4 * size - k)]                         # left
+    rows, cols, one, other = (np.array(v) for v in zip(*out))
+    return rows, cols, one, other
 
 
 def _next_in(edge: np.ndarray) -> np.ndarray:
