@@ -151,6 +151,8 @@ class FrameScore:
     hands: int = 0                   # frames with a visitor's arm over the board
     hands_refused: int = 0           # ... reported as "hand over board"
     hands_unread: int = 0            # ... refused for another reason (a marker under the arm)
+    hands_moved: int = 0             # ... read as a board from which the move reader accepts a move
+    hands_sure_wrong: int = 0        # ... squares of those read wrong with confidence >= CONFIDENT
     flagged: int = 0                 # frames the CLI prints "low confidence" for
     confident_wrong: int = 0         # squares read wrong with confidence >= CONFIDENT
     held: int = 0                    # squares read with confidence < CONFIDENT (held back: the kiosk waits)
@@ -193,15 +195,37 @@ def score_hands(condition: str, frames: int, seed0: int, res: FrameScore, verbos
         image = render_frame(sample, condition, frame_seed(seed0, k, arm=True), arm=True)
         res.hands += 1
         try:
-            read_like_cli(image, sample.board, config)
+            reading = read_like_cli(image, sample.board, config)
         except NotReadable as exc:
             res.hands_refused += int(str(exc) == "hand over board")
             res.hands_unread += int(str(exc) != "hand over board")
         else:
+            truth = truth_classes(sample.position, reading.size)
+            sure_wrong = (reading.probabilities.argmax(1) != truth) & (reading.probabilities.max(1) >= CONFIDENT)
+            res.hands_sure_wrong += int(sure_wrong.sum())
+            moved = moves_from_arm(sample, reading.probabilities)
+            res.hands_moved += int(bool(moved))
             res.failures.append(f"{condition} seed {frame_seed(seed0, k, arm=True)} {sample.board}: "
-                                "an arm over the board read as a board")
+                                f"an arm over the board read as a board ({int(sure_wrong.sum())} squares sure and wrong;"
+                                f" move accepted: {', '.join(moved) or 'none'})")
             if verbose:
                 print(res.failures[-1], flush=True)
+
+
+def moves_from_arm(sample: Sample, probabilities: np.ndarray) -> list[str]:
+    """The moves vision.inference.read_move accepts from an arm frame read as a board, judged against the
+    position under the arm with either side to move: what the kiosk would play if the arm held still.
+
+    WHY: an arm the hand checks miss is safe only while the move reader, which decides from the squares
+    read sure, finds no move in the picture (issue 15: "never a wrong move accepted")."""
+    from vision.inference import Verdict, read_move
+    variant = "tablut" if sample.board == "board-9" else "copenhagen"
+    moved = []
+    for turn in ("attackers", "defenders"):
+        reading = read_move(Board.from_otn(variant, sample.position, turn=turn), probabilities)
+        if reading.verdict is Verdict.MOVE:
+            moved.append(f"{reading.move_otn} ({turn})")
+    return moved
 
 
 def score_frames(condition: str, frames: int, seed0: int = 0, verbose: bool = False) -> FrameScore:
@@ -333,7 +357,9 @@ def report_frames(res: FrameScore, condition: str, frames: int) -> str:
     lines.append(f"  false hand reports on hand-free frames: {res.refused.get('hand over board', 0)} of {frames}")
     if res.hands:
         lines.append(f"  frames with a hand over the board: {res.hands}; reported as a hand {res.hands_refused}, "
-                     f"refused for another reason {res.hands_unread}, read as a board {res.hands - res.hands_refused - res.hands_unread}")
+                     f"refused for another reason {res.hands_unread}, read as a board {res.hands - res.hands_refused - res.hands_unread}"
+                     f" (a move accepted from them, either side to move: {res.hands_moved}; squares read sure and wrong:"
+                     f" {res.hands_sure_wrong})")
     lines.append("  confusion (rows = truth, columns = read):")
     lines.append("  " + f"{'':>10}" + "".join(f"{n:>10}" for n in names))
     for i, n in enumerate(names):
