@@ -29,6 +29,7 @@ from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, GridVisibility, arm_region, foreign_squares
 from vision.position import SquareClass, camp_squares, marked_squares, pieces_from_classes, throne_square
 from vision.rectify import rectified_frame, rectify
+from vision.white_point import full_scale
 from vision.stability import patches_moved, square_means
 
 PLAIN_LUM, RING, EDGE = FEATURE_NAMES.index("plain_lum"), FEATURE_NAMES.index("ring"), FEATURE_NAMES.index("edge")
@@ -217,7 +218,8 @@ class BoardReader:
         except NotReadable as exc:
             exc.scene = gray            # (no board, so no picture of it: the whole frame, NotReadable.scene)
             raise
-        rect = rectify(image, view.H, self.frame, view.K, view.dist)
+        # a camera that clips below white (a gain after the sensor) has its clipped glare put back at white
+        rect = full_scale(rectify(image, view.H, self.frame, view.K, view.dist))
         return view, rect
 
     def read(self, image: np.ndarray, track: bool = True) -> Reading:
