@@ -17,7 +17,8 @@ choices wherever the spec leaves room:
   fill most of the frame, a division-model radial lens distortion;
 - light: a key lamp (its mirror glare on the varnish placed physically), warm
   spot pools, a linear gradient, white balance, vignetting, exposure;
-- sensor: defocus blur, signal-dependent noise, JPEG;
+- sensor: defocus blur, signal-dependent noise, JPEG; in the `clipped` stress a
+  digital gain after the sensor has clipped, so white lands below 255;
 - the room (`Room`, drawn from its own seed stream so the scenes above stay
   as they were): soft veils of light (a window or lamp mirrored in the
   varnish, a flare in the lens) lying over wood, lines and pieces alike,
@@ -32,7 +33,7 @@ from the project's configuration defaults, which are the spec's figures.
 
 Command line:
     python bench/foreign_renderer.py --board board-11 --position OTN --out F.png
-        [--seed N] [--condition clean|museum|hard|glare|dim|gels|shadows] [--hand]
+        [--seed N] [--condition clean|museum|hard|glare|dim|gels|shadows|clipped] [--hand]
 """
 from __future__ import annotations
 
@@ -57,9 +58,11 @@ from engine.otn import pieces_from_position
 IMAGE_W, IMAGE_H = 1280, 720
 # The three levels, then the museum room with one of hard's troubles at full
 # strength each (strong veils; dim exposure with gain noise; fully gelled
-# spotlights; an onlooker's shadow on every frame), to see which one costs what.
+# spotlights; an onlooker's shadow on every frame), to see which one costs what;
+# and "clipped": strong veils seen by a camera that darkens its picture after the
+# sensor has clipped (a digital gain), so glare's clipped core is flat below white.
 LEVELS = ("clean", "museum", "hard")
-STRESSES = ("glare", "dim", "gels", "shadows")
+STRESSES = ("glare", "dim", "gels", "shadows", "clipped")
 CONDITIONS = LEVELS + STRESSES
 
 
@@ -116,6 +119,7 @@ class Scene:
     glare_sigma_mm: float = 40.0
     white_balance: tuple[float, float, float] = (1.0, 1.0, 1.0)  # B, G, R gains
     exposure: float = 1.0
+    post_gain: float = 1.0          # a gain after the sensor clips (the camera's digital gain): white lands below 255
     vignette: float = 0.1
     # sensor
     blur_sigma: float = 0.5
@@ -231,7 +235,7 @@ def draw_room(scene: Scene, rng: np.random.Generator, board_width_mm: float) -> 
         else:
             tints.append((0.78, 0.92, 1.0))
     scene.spot_tints = tints
-    strong = level == 2 or scene.condition == "glare"
+    strong = level == 2 or scene.condition in ("glare", "clipped")
     n_veils = int(rng.integers(2, 5)) if strong else int(rng.integers(0, 3))
     veils = []
     for _ in range(n_veils):
@@ -249,6 +253,8 @@ def draw_room(scene: Scene, rng: np.random.Generator, board_width_mm: float) -> 
     shadows = scene.condition == "shadows"
     scene.onlooker = 1.0 if shadows else (0.5, 0.8)[level - 1]
     scene.onlooker_strength = (0.25, 0.5) if level == 2 or shadows else (0.15, 0.35)
+    if scene.condition == "clipped":        # drawn last: every other condition's scenes stay as they were
+        scene.post_gain = _u(rng, 0.5, 0.85)
 
 
 @dataclass(frozen=True)
@@ -821,7 +827,10 @@ def lens_and_sensor(ideal: np.ndarray, scene: Scene, camera: Camera, rng: np.ran
     img = cv2.GaussianBlur(img, (0, 0), scene.blur_sigma)
     sigma = np.sqrt(scene.noise_sigma ** 2 * (0.4 + 0.6 * np.clip(img, 0, 255) / 128.0))
     img = img + sigma * rng.standard_normal(img.shape).astype(np.float32)
-    out = np.clip(img, 0, 255).astype(np.uint8)
+    out = np.clip(img, 0, 255)
+    if scene.post_gain != 1.0:              # the sensor clipped above; the camera darkens what it kept
+        out = out * scene.post_gain
+    out = out.astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])
     if not ok:
         raise RuntimeError("JPEG encoding failed")

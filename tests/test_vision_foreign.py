@@ -82,6 +82,9 @@ def test_a_stress_condition_is_the_museum_scene_plus_its_trouble():
     assert 0.35 <= dim.scene.exposure <= 0.55
     shadows = foreign_renderer.prepare("board-11", Board("copenhagen").position_otn(), "shadows", Config(), 77)
     assert shadows.scene.onlooker == 1.0
+    clipped = foreign_renderer.prepare("board-11", Board("copenhagen").position_otn(), "clipped", Config(), 77)
+    assert clipped.scene.wood_rgb == museum.scene.wood_rgb and museum.scene.post_gain == 1.0
+    assert 0.5 <= clipped.scene.post_gain <= 0.85
 
 
 @pytest.mark.parametrize("k", [7, 8])

@@ -27,7 +27,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-#: a pile-up holds at least this share of the picture's pixels on its top two levels (a glare core of a few
+#: a pile-up holds at least this share of the picture's pixels on a level (a glare core of a few
 #: hundred pixels across a rectified board of 330,000)
 PILE_SHARE = 0.001
 #: ... and this many times what two levels just below it hold, on average over PILE_BELOW levels: a veil's
@@ -35,6 +35,8 @@ PILE_SHARE = 0.001
 #: most 1.2 below white), a clipped core darkened after clipping stands 2.3-20 times over (the same, darkened)
 PILE_SPIKE = 2.0
 PILE_BELOW = 10
+#: JPEG's ringing spreads a flat core's level this far up at most (held-out renderer, "clipped": 4-5 levels)
+PILE_REACH = 8
 #: a ceiling at or above this level is white already: the picture is left alone
 WHITE_ENOUGH = 250
 #: every other pixel is enough to find a pile-up of a few hundred pixels
@@ -42,17 +44,22 @@ SUBSAMPLE = 2
 
 
 def channel_ceiling(channel: np.ndarray) -> int | None:
-    """The level one channel's clipped pixels pile up on, or None where they pile up nowhere."""
+    """The level one channel's clipped pixels pile up on, or None where they pile up nowhere.
+
+    The pile is the fullest level among the PILE_REACH levels below the highest level that holds
+    PILE_SHARE of the picture: JPEG spreads a flat core a few levels either way, so the highest levels
+    held are its overshoot, not its level."""
     counts = np.bincount(channel.ravel()[::SUBSAMPLE], minlength=256).astype(np.float64)
-    pair = counts.copy()
-    pair[1:] += counts[:-1]                        # the level and the one below it (JPEG spreads a flat core)
-    heavy = np.nonzero(pair >= PILE_SHARE * counts.sum())[0]
+    heavy = np.nonzero(counts >= PILE_SHARE * counts.sum())[0]
     if len(heavy) == 0:
         return None
-    top = int(heavy.max())
-    below = counts[max(top - 1 - PILE_BELOW, 0):max(top - 1, 0)]
+    high = int(heavy.max())
+    low = max(high - PILE_REACH, 0)
+    top = low + int(np.argmax(counts[low:high + 1]))
+    pile = counts[top] + max(counts[top - 1] if top > 0 else 0.0, counts[top + 1] if top < 255 else 0.0)
+    below = counts[max(top - 2 - PILE_BELOW, 0):max(top - 2, 0)]
     usual = 2.0 * float(below.mean()) if len(below) else 0.0
-    return top if pair[top] >= PILE_SPIKE * max(usual, 1.0) else None
+    return top if pile >= PILE_SPIKE * max(usual, 1.0) else None
 
 
 def ceilings(picture: np.ndarray) -> np.ndarray | None:
