@@ -201,7 +201,7 @@ def score_hands(condition: str, frames: int, seed0: int, res: FrameScore, verbos
             res.hands_unread += int(str(exc) != "hand over board")
         else:
             truth = truth_classes(sample.position, reading.size)
-            sure_wrong = (reading.probabilities.argmax(1) != truth) & (reading.probabilities.max(1) >= CONFIDENT)
+            sure_wrong = (reading.probabilities.argmax(1) != truth) & (reading.confidence >= CONFIDENT)
             res.hands_sure_wrong += int(sure_wrong.sum())
             moved = moves_from_arm(sample, reading.probabilities)
             res.hands_moved += int(bool(moved))

@@ -21,6 +21,7 @@ if str(BENCH) not in sys.path:
 import foreign_vision  # noqa: E402
 from calibration.config import Config  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
+from vision.rectify import rectify  # noqa: E402
 from vision.white_point import ceilings, full_scale  # noqa: E402
 
 
@@ -46,7 +47,6 @@ def test_the_clipped_cores_darkened_after_clipping_are_found_and_put_back_at_whi
     reader = BoardReader(Config(), sample.board)
     _, rect = reader.locate(image, track=False)
     before = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY) > 246                       # the cores as the camera clipped them
-    from vision.rectify import rectify
     view = reader.localiser.locate(cv2.cvtColor(dark, cv2.COLOR_BGR2GRAY), track=False)
     raw = rectify(dark, view.H, reader.frame, view.K, view.dist)
     assert np.all(np.abs(ceilings(raw) - 178) <= 1)

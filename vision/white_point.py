@@ -55,15 +55,17 @@ def channel_ceiling(channel: np.ndarray) -> int | None:
     PILE_SHARE of the picture: JPEG spreads a flat core a few levels either way, so the highest levels
     held are its overshoot, not its level."""
     counts = np.bincount(channel.ravel()[::SUBSAMPLE], minlength=256).astype(np.float64)
-    heavy = np.nonzero(counts >= PILE_SHARE * counts.sum())[0]
+    total = counts.sum()
+    heavy = np.nonzero(counts >= PILE_SHARE * total)[0]
     if len(heavy) == 0:
         return None
     high = int(heavy.max())
     low = max(high - PILE_REACH, 0)
     top = low + int(np.argmax(counts[low:high + 1]))
-    pile = counts[top] + max(counts[top - 1] if top > 0 else 0.0, counts[top + 1] if top < 255 else 0.0)
-    if counts[top + PILE_REACH + 1:].sum() > PILE_ABOVE * counts.sum():
+    if counts[top + PILE_REACH + 1:].sum() > PILE_ABOVE * total:
         return None                     # the picture goes on above it: a flat colour (a sleeve), not a ceiling
+    neighbours = [counts[t] for t in (top - 1, top + 1) if 0 <= t <= 255]
+    pile = counts[top] + max(neighbours)                # with the fuller of its two neighbours (JPEG's spread)
     below = counts[max(top - 2 - PILE_BELOW, 0):max(top - 2, 0)]
     usual = 2.0 * float(below.mean()) if len(below) else 0.0
     return top if pile >= PILE_SPIKE * max(usual, 1.0) else None
