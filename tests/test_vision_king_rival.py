@@ -46,3 +46,25 @@ def test_the_rival_keeps_its_best_guess_and_loses_its_certainty():
     assert out[1, k] == 0.95
     assert p[2, k] >= KING_FOUND and int(out[2].argmax()) == d and out[2].max() <= KING_RIVAL_SURE + 1e-9
     assert out[3, d] == 1.0          # a defender with a small king's share stays a sure defender
+
+
+def test_a_second_square_read_the_king_after_the_checks_is_what_else_it_shows():
+    """After the disc checks, a second "king" loses him to the likelier one and keeps the rest of its reading."""
+    e, k = int(SquareClass.EMPTY), int(SquareClass.KING)
+    p = np.zeros((4, 4))
+    p[:, e] = 1.0
+    p[1] = [0.04, 0.08, 0.18, 0.70]          # the king
+    p[2] = [0.45, 0.05, 0.02, 0.48]          # bare wood whose colour was gold, its disc unseen
+    out = SquareClassifier.second_kings(p)
+    assert np.array_equal(out[1], p[1]) and np.array_equal(out[0], p[0])
+    assert int(out[2].argmax()) == e and out[2, k] < 0.1 and out[2].max() <= KING_RIVAL_SURE + 1e-9
+    # one king only: nothing changes
+    assert np.array_equal(SquareClassifier.second_kings(p[[0, 1, 3]]), p[[0, 1, 3]])
+
+
+def test_gold_tinted_bare_wood_loses_the_kings_guess_to_the_king():
+    size, truth, probs = foreign_vision.frame_reading("museum", 145_000_000, 58)
+    j10, f6 = parse_square("j10", size), parse_square("f6", size)
+    assert int(truth[j10]) == int(SquareClass.EMPTY) and int(truth[f6]) == int(SquareClass.KING)
+    assert int(probs[j10].argmax()) == int(SquareClass.EMPTY), f"j10 read {np.round(probs[j10], 2)}"
+    assert int(probs[f6].argmax()) == int(SquareClass.KING)

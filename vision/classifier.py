@@ -286,6 +286,28 @@ class SquareClassifier:
         return SquareClassifier._lose_king(p, others, others & (p[:, k] >= KING_FOUND))
 
     @staticmethod
+    def second_kings(p: np.ndarray) -> np.ndarray:
+        """Where the king is the best guess on more than one square after every check, all but the likeliest
+        are read as what else they show (their reading without the king's share), at most KING_RIVAL_SURE.
+
+        WHY: `one_king` hands a losing square's king share to the defender, which is right for the colour
+        alone (a gold top is a light piece's); after the disc checks a square's reading has weighed what the
+        camera saw of a piece, so without the king it is what that reading says. Museum light, seeds
+        145,058,017 j10: bare wood under a gold-tinted veil, its colour the king (0.96) and its disc unseen,
+        kept the king's guess (0.49, the empty square 0.45) while the real king on f6 was read 0.7.
+        """
+        k = int(SquareClass.KING)
+        kings = np.nonzero(p.argmax(1) == k)[0]
+        if len(kings) < 2:
+            return p
+        losing = kings[kings != kings[int(np.argmax(p[kings, k]))]]
+        p = p.copy()
+        p[losing, k] = 0.0
+        p[losing] /= np.maximum(p[losing].sum(1, keepdims=True), 1e-12)
+        p[losing] = no_surer_than(p[losing], KING_RIVAL_SURE)
+        return p
+
+    @staticmethod
     def _lose_king(p: np.ndarray, losing: np.ndarray, rival: np.ndarray) -> np.ndarray:
         """The `losing` squares' king share handed to the defender; the `rival` ones among them, which read
         about as likely the king as the square that keeps him, are then at most KING_RIVAL_SURE sure."""

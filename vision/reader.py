@@ -292,7 +292,7 @@ class BoardReader:
             as_taken = lighter_than_plain(feats.values[:, PLAIN_LUM], self.marked)
             plain_ok = np.maximum(plain_ok, as_taken * evidence.light_seen * evidence.light_rim)
         # what is left of a piece on wood clipped white: its shaded wall or shadow round the top
-        evidence = with_wall(evidence, outline, feats.wood_lum, glare.share, plain_ok)
+        evidence = with_wall(evidence, outline, feats.wood_lum, glare.share, plain_ok, feats.saturated)
         keep_d = light_keep(evidence, outline.lift) * plain_ok
         keep_k = king_keep(keep_d, feats.crown, plain_ok)
         probs = self.classifier.probabilities(feats.values, self.marked, temper=temper, crown=feats.crown,
@@ -341,7 +341,11 @@ class BoardReader:
         # "empty": with no veil there, a grey or tinted piece is as likely, so not a sure empty (hard light,
         # development seeds 16,018,017 j7: a grey defender, its rim as sharp as a piece's (0.68) but falling half
         # as far as the white pieces', read a sure empty, 1.0)
-        overruled = colour_light * rimmed_disc * (1.0 - matched) * (glare.share < VEIL_SHARE) \
+        # The veil's own doubt grows from nothing at VEIL_SHARE, so this check fades out over the same span rather
+        # than stopping there (hard light, seeds 142,004,017 c6: a defender under a veil of 0.36, its rim 0.6
+        # sharp, 15 of 24 rays round, read a sure empty, 0.98, the veil's doubt 0.03)
+        unveiled = 1.0 - np.clip((glare.share - VEIL_SHARE) / VEIL_DOUBT_SPAN, 0.0, 1.0)
+        overruled = colour_light * rimmed_disc * (1.0 - matched) * unveiled \
             * (probs.argmax(1) == int(SquareClass.EMPTY))
         # a king by his crown's colour alone, with nothing of a piece round it
         crowned = crown_alone(probs, evidence, outline, glare.share < VEIL_SHARE)
@@ -406,6 +410,8 @@ class BoardReader:
             probs[t] = no_surer_than(probs[t:t + 1], THRONE_DEFENDER_SURE)[0]
         # ... and with no sure king anywhere, he is likelier there than a crown guessed elsewhere in doubt
         probs = SquareClassifier.throne_king(probs, t, SURE)
+        # ... and the king is one piece: a second square read him is what else it shows
+        probs = SquareClassifier.second_kings(probs)
         # a light piece read in doubt on a Tablut camp, where no light piece ever stands (vision/position.
         # camp_squares), is an attacker with a lamp's gloss on his top: his light share is the attacker's, held
         # back (museum light, development seeds 11,015,017 a5 and 93,023,017 f1, fresh 96,059,017 i4: grey-lit

@@ -134,6 +134,15 @@ ROUND_SHIFT = 0.5
 ROUND_GRID = 0.125
 ROUND_SHARE = 0.7
 ROUND_REACH = 1.6
+# The rays start INNER radii from the expected top, so a light piece set down further off it than that has rays
+# that start on the wood beyond its rim, and no circle explains them (hard light, fresh seeds 145,081,017 k9: a
+# defender plainly seen, its top 27 grey levels above the wood, its rim 0.98 sharp, read a sure empty (1.0): one
+# circle explained 12 of 24 rays, and 21 round the top moved ROUND_MOVED_SHIFT radii down-left). Where a sharp light disc is
+# explained less than in full, the rays are cast again from tops moved ROUND_MOVED_SHIFT radii in
+# ROUND_MOVED_DIRECTIONS directions; a moved top at least as light as the expected one (the rays still start on
+# the piece's top) lends its roundness.
+ROUND_MOVED_SHIFT = 0.45
+ROUND_MOVED_DIRECTIONS = 8
 
 
 def _profiles(gray: np.ndarray, points: np.ndarray) -> np.ndarray:
@@ -177,6 +186,8 @@ class OutlineMeter:
         self.moves = (SEARCH_SHIFT * radius_px * np.stack([np.cos(turn), np.sin(turn)], 1)).astype(np.float32)
         way = np.linspace(0, 2 * np.pi, MOVED_DIRECTIONS, endpoint=False)
         self.moved = MOVED_SHIFT * radius_px * np.stack([np.cos(way), np.sin(way)], 1)
+        way = np.linspace(0, 2 * np.pi, ROUND_MOVED_DIRECTIONS, endpoint=False)
+        self.round_moves = ROUND_MOVED_SHIFT * radius_px * np.stack([np.cos(way), np.sin(way)], 1)
         # each tried circle's crossing of each ray, as the index of the fall step there (R, circles)
         g = np.arange(-ROUND_SHIFT, ROUND_SHIFT + 1e-9, ROUND_GRID)
         shifts = np.array([(x, y) for x in g for y in g if x * x + y * y <= ROUND_SHIFT ** 2 + 1e-9])
@@ -224,12 +235,14 @@ class OutlineMeter:
         sharpest_fall, sharpest_rise = steps.max(-1), -steps.min(-1)                    # (S, R), once for both uses
         sharpness_dark = _rim(sharpest_rise, -whole)
         lift_moved, sharpness_moved = self._moved_dark(gray, tops, lift, noise)
+        sharpness = _rim(sharpest_fall, whole)
+        roundness = self._moved_round(gray, tops, lift, noise, sharpness, self._roundness(steps, lift))
         if search is not None:
             wall = self._searched_wall(blurred, soft, np.asarray(tops, np.float32), centres, wall, wood_noise, lift,
                                        np.asarray(search, bool))
-        return Outline(sharpness=_rim(sharpest_fall, whole), sharpness_dark=sharpness_dark,
+        return Outline(sharpness=sharpness, sharpness_dark=sharpness_dark,
                        lift=lift, noise=noise, fall=median(sharpest_fall, 1), rise=median(sharpest_rise, 1),
-                       wall=wall, wood_noise=wood_noise, roundness=self._roundness(steps, lift), lift_far=lift_far,
+                       wall=wall, wood_noise=wood_noise, roundness=roundness, lift_far=lift_far,
                        top_far=top_far, lift_moved=lift_moved, sharpness_dark_moved=sharpness_moved,
                        wall_colour=wall_colour,
                        rays_clipped=(prof[..., -WALL_EDGE:] >= RAY_CLIPPED).any(-1).mean(-1))
@@ -291,6 +304,26 @@ class OutlineMeter:
         if some.any():
             lift_far[some], top_far[some] = _masked_median(np.stack([whole[some], inside[some]]), far[some])
         return lift_far, top_far
+
+    def _moved_round(self, gray: np.ndarray, tops: np.ndarray, lift: np.ndarray, noise: float,
+                     sharpness: np.ndarray, roundness: np.ndarray) -> np.ndarray:
+        """Outline.roundness with a light piece's top looked for off the expected one (ROUND_MOVED_SHIFT): where a
+        disc seen above the noise (SEEN_SNR's start) with a sharp rim (RIM_HIGH) is explained less than in full,
+        the best roundness round a moved top at least as light as the expected one. (A sharp rim only: round
+        empty squares the grid lines' falls lie near a circle's too, and moved tops made 0.4-0.5 sharp ones
+        rounder, 0.58-0.67: hard light, 145,036,017 b1, k2 and c7.)"""
+        some = np.nonzero((lift > SEEN_SNR[0] * max(noise, 0.5)) & (sharpness >= RIM_HIGH) & (roundness < ROUND_RIM[1]))[0]
+        if not len(some):
+            return roundness
+        d = len(self.round_moves)
+        moved = (np.asarray(tops, np.float64)[some, None, :] + self.round_moves[None]).reshape(-1, 2)   # (S * D, 2)
+        prof = _profiles(gray, moved[:, None, None, :] + self.offsets[None])                        # (S * D, R, K)
+        lift_moved = median(_whole_step(prof), 1)
+        found = self._roundness(prof[..., :-EDGE_PX] - prof[..., EDGE_PX:], lift_moved)
+        found = np.where(lift_moved >= np.repeat(lift[some], d), found, 0.0).reshape(len(some), d).max(1)
+        out = roundness.copy()
+        out[some] = np.maximum(roundness[some], found)
+        return out
 
     def _roundness(self, steps: np.ndarray, lift: np.ndarray) -> np.ndarray:
         """Outline.roundness from the falls outward (S, R, steps) along the rays; 1 (not judged) where the
@@ -492,6 +525,15 @@ OUTLINE_REFERENCE = 3
 # of the wood makes dark streaks too, but faint ones).
 WALL_STEP = (3.0, 6.0)
 WALL_SNR = (2.0, 3.0)
+# On a square clipped white in every channel (SquareFeatures.saturated) the wood is flat at the sensor's top, with
+# only JPEG's spread for texture, and the veil's share says nothing of the step's size (clipping squeezed it): an
+# arc CLIPPED_WALL grey levels deep in grey (none to all) is a piece's. Hard light, seeds 141M and 145M (200
+# frames, 299 squares blown white): 14 defenders read empty had arcs of 1.4-10.1 grey levels, which counted for
+# less than half against the noise of the unclipped pixels round them and the veil's share. Of 512 blown empty
+# squares (hard 141M, 142M, 145M; museum 141M, 145M) none had more than 0.9 in grey; in a colour channel up to 4.0
+# (museum 145,094,017, beside a defender's shadow), so the colour wall keeps its own bar. Blown squares read wrong:
+# hard 141M 24 -> 17, 145M 21 -> 16, 142M 42 -> 37; none made wrong.
+CLIPPED_WALL = (1.5, 3.0)
 
 
 def wall_bounds(wood_noise: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -505,7 +547,8 @@ def deepest_wall(outline: Outline) -> np.ndarray:
     return outline.wall if outline.wall_colour is None else np.maximum(outline.wall, outline.wall_colour)
 
 
-def piece_wall(outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray) -> np.ndarray:
+def piece_wall(outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray,
+               clipped: np.ndarray | None = None) -> np.ndarray:
     """Per square (0..1), how plainly a piece's shaded side wall or shadow shows round its top's rim.
 
     WHY: a veil that clips the wood white clips an ivory top with it, and
@@ -513,18 +556,23 @@ def piece_wall(outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray) -
     the rim is what is left of the piece (vision/reader.py). Empty wood has
     no such arc: a veil adds light smoothly, a shadow's edge crosses the
     square instead of curving round a disc. `veil_share`: the glare's share
-    of the wood's light (vision/glare.py).
+    of the wood's light (vision/glare.py); `clipped`: squares clipped white
+    in every channel, where CLIPPED_WALL says how deep an arc counts.
     """
     sigma = outline.wood_noise
     own = np.asarray(wood_lum, np.float64) * (1.0 - np.clip(veil_share, 0.0, 0.9))
     lo, hi = wall_bounds(sigma)
     wall = deepest_wall(outline)
     deep = np.clip((wall - lo) / (hi - lo), 0.0, 1.0)
-    return deep * _ramp(wall / np.maximum(own, 1.0), *SEEN_REL_DARK)
+    seen = deep * _ramp(wall / np.maximum(own, 1.0), *SEEN_REL_DARK)
+    if clipped is None:
+        return seen
+    # (in grey: where every channel clipped, none has the headroom the colour wall looks for, only JPEG's chroma)
+    return np.where(np.asarray(clipped, bool), np.maximum(seen, _ramp(outline.wall, *CLIPPED_WALL)), seen)
 
 
 def with_wall(ev: DiscEvidence, outline: Outline, wood_lum: np.ndarray, veil_share: np.ndarray,
-              plain_ok: np.ndarray | None = None) -> DiscEvidence:
+              plain_ok: np.ndarray | None = None, clipped: np.ndarray | None = None) -> DiscEvidence:
     """The evidence with a piece's wall (piece_wall) counted as its disc seen with a rim.
 
     The wall says a piece stands there, its top the colour: a top no darker
@@ -538,12 +586,13 @@ def with_wall(ev: DiscEvidence, outline: Outline, wood_lum: np.ndarray, veil_sha
     piece's: a top no lighter than the darker fill round it may be a dark
     piece's under glare, and the reader holds that square back.
 
-    The wall is counted once, as a disc seen with a rim as plainly as the
+    `clipped`: the squares clipped white in every channel (piece_wall's
+    CLIPPED_WALL). The wall is counted once, as a disc seen with a rim as plainly as the
     wall shows (seen x rim, what the reader's checks weigh, becomes the wall's
     share where it was less); a disc already seen with its rim at least as
     plainly keeps its own evidence, so the wall is not counted on top of it.
     """
-    wall = piece_wall(outline, wood_lum, veil_share)
+    wall = piece_wall(outline, wood_lum, veil_share, clipped)
     dark = dark_lift(outline, wood_lum) < -NOT_LIGHTER
     light = np.where(dark, 0.0, wall) * (1.0 if plain_ok is None else np.asarray(plain_ok, np.float64))
     dwall = np.where(dark, wall, 0.0) * _ramp(np.asarray(wood_lum, np.float64), *NEAR_CLIPPING)
