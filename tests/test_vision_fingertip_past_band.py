@@ -66,3 +66,26 @@ def test_a_lit_tip_at_the_edge_is_a_hand_only_with_the_band_crossed_behind_it(re
     fingertip, past_band = _tip_past_band(reader, patch)
     assert not fingertip                     # lit over TIP_LIGHT: the fingertip rule alone leaves it out
     assert past_band is hand
+
+
+def test_a_lamp_lit_finger_three_band_segments_wide_is_a_hand():
+    """Hard light, seeds 145,030,029: the finger across the bottom band set the median of five segments it was
+    judged by, and the hand was read as a board (a square under it sure and wrong); over seven it deviates."""
+    sample, image = foreign_vision.frame("hard", 145_000_000, 30, arm=True)
+    with pytest.raises(NotReadable, match="hand over board"):
+        BoardReader(Config(), sample.board).read(image, track=False)
+
+
+def test_a_band_segment_is_judged_against_the_band_beyond_a_three_segment_object():
+    """A bright object three segments wide on one side of the band: its middle segment deviates."""
+    reader = BoardReader(Config(), "board-11")
+    band = reader.band
+    rect = np.full((reader.frame.pixels, reader.frame.pixels, 3), 50, np.uint8)
+    n = reader.size
+    bottom = band.px.reshape(4, n, -1, 2)[0]                   # side 0's segments, their sample pixels
+    for seg in (4, 5, 6):
+        level = 140 if seg == 5 else 100
+        rect[bottom[seg, :, 1], bottom[seg, :, 0]] = level
+    flags = band.deviating(rect)
+    assert flags[5]
+    assert not flags[:4].any() and not flags[8:n].any()

@@ -559,13 +559,24 @@ def arm_region(foreign: np.ndarray, band: np.ndarray | None, size: int) -> np.nd
     return labels == best if best else np.zeros((size, size), bool)
 
 
+#: band segments whose median a segment is compared with (odd: the segment in the middle)
+BAND_WINDOW = 7
+
+
 class FrameBandChecker:
     """An arm reaching in crosses the frame round the playing area.
 
     The band 3-8 mm outside the playing area, along each side, is cut into
     one segment per square; each segment's colour and brightness is compared
-    with the median of its neighbours along the band. Light changes smoothly
-    along the frame, a sleeve or a hand (or its shadow) does not.
+    with the median of its neighbours along the band (BAND_WINDOW segments,
+    itself in the middle). Light changes smoothly along the frame, a sleeve or
+    a hand (or its shadow) does not. A median of five let a finger three
+    segments wide set the level it was judged by: hard light, seeds
+    145,030,029, a lamp-lit finger across the bottom band (its segments 76-142
+    grey levels where the band round it was 45-60) deviated 0.32 at most, under
+    `lum_limit`, and the hand was read as a board with a square sure and
+    wrong. Over seven it stands out; 560 hand-free frames (hard 135M, 141M,
+    142M, 145M; museum 141M, 145M) were refused no more often.
     """
 
     def __init__(self, geometry: BoardGeometry, frame: RectifiedFrame, chroma_limit: float = 0.2,
@@ -598,7 +609,7 @@ class FrameBandChecker:
         seg = np.median(bgr, 2).reshape(-1, 3)                                   # (4n, 3)
         feats = np.stack([np.log(seg[:, 0] / seg[:, 2]), np.log(seg[:, 1] / seg[:, 2]),
                           np.log(seg @ np.array([0.114, 0.587, 0.299], np.float32))], 1)
-        k = 5
+        k = BAND_WINDOW
         ring = np.concatenate([feats[-(k // 2):], feats, feats[:k // 2]])          # the band is a loop
         windows = np.stack([ring[i:i + len(feats)] for i in range(k)], 0)
         local = np.median(windows, 0)
