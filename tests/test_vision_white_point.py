@@ -77,3 +77,25 @@ def test_a_veils_smooth_summit_below_white_is_no_ceiling():
     picture = np.clip(veil[..., None] * np.array([0.6, 0.8, 1.0], np.float32)
                       + rng.normal(0, 2.5, (576, 576, 3)), 0, 255).astype(np.uint8)
     assert ceilings(picture) is None
+
+
+def test_a_core_whose_jpeg_ringing_reaches_far_is_a_ceiling_and_no_hand():
+    """The "clipped" stress, seeds 145,051,017: the core at 186, JPEG's ringing beside dark pieces up to 204."""
+    sample, image = foreign_vision.frame("clipped", 145_000_000, 51)
+    reader = BoardReader(Config(), sample.board)
+    reading = reader.read(image, track=False)              # not "hand over board"
+    assert reading.probabilities.shape[0] == reading.size ** 2
+
+
+def test_a_flat_sleeve_with_light_above_it_is_no_ceiling():
+    """A pile at 180 with 0.05 % of the picture lying 20-60 levels brighter (wood and glare round a sleeve)."""
+    rng = np.random.default_rng(1)
+    channel = rng.integers(60, 170, 400_000).astype(np.uint8)
+    channel[:20_000] = 180
+    channel[20_000:20_200] = rng.integers(200, 240, 200).astype(np.uint8)
+    picture = np.repeat(channel.reshape(400, 1000, 1), 3, 2)
+    assert ceilings(picture) is None
+    channel[20_000:20_200] = rng.integers(181, 196, 200).astype(np.uint8)         # JPEG's spread, close above
+    picture = np.repeat(channel.reshape(400, 1000, 1), 3, 2)
+    found = ceilings(picture)
+    assert found is not None and np.all(found == 180)

