@@ -75,6 +75,16 @@ def test_a_sharp_rim_weaker_than_the_white_pieces_is_no_sure_empty():
     assert sure.mean() >= 0.5, f"only {int(sure.sum())} of {len(others)} other defenders sure"
 
 
+def test_the_rims_check_fades_out_past_the_veils_threshold_rather_than_stopping():
+    """The veil's own doubt grows from nothing at VEIL_SHARE, and the "overruled" check stopped there: hard light,
+    seeds 142,004,017 c6, a defender under a veil of 0.36, its rim 0.6 sharp, read a sure empty (0.98)."""
+    size, truth, probs = foreign_vision.frame_reading("hard", 142_000_000, 4)
+    c6 = parse_square("c6", size)
+    assert int(truth[c6]) == int(SquareClass.DEFENDER)
+    assert int(probs[c6].argmax()) == int(SquareClass.DEFENDER) or probs[c6].max() < SURE, \
+        f"c6 read {np.round(probs[c6], 2)}"
+
+
 @pytest.mark.parametrize("seed0,k,square", [(16_000_000, 49, "f8"), (16_000_000, 49, "g7"), (12_000_000, 49, "f7"),
                                             (13_000_000, 3, "g5")])
 def test_a_rim_and_a_shaded_wall_out_of_veils_are_a_light_piece(seed0, k, square):

@@ -49,7 +49,11 @@ def _roundness(img: np.ndarray) -> float:
     return float(roundness[0])
 
 
-@pytest.mark.parametrize("shift", [(0.0, 0.0), (4.0, -3.0), (-5.0, 2.0)])
+@pytest.mark.parametrize("shift", [(0.0, 0.0), (4.0, -3.0), (-5.0, 2.0),
+                                   # 0.7-0.75 radii off: the rays cast from the expected top start on the wood
+                                   # beyond the rim on one side (0.54-0.67 of them explained); from a moved top
+                                   # (OutlineMeter._moved_round) all are
+                                   (9.0, 0.0), (6.0, 6.0), (0.0, -9.0), (-8.0, -4.0)])
 def test_a_disc_set_down_off_centre_is_round(shift):
     def disc(img):
         cv2.circle(img, (int(SIDE / 2 + shift[0]), int(SIDE / 2 + shift[1])), int(RADIUS), 235, -1)
@@ -74,3 +78,12 @@ def test_a_veils_edge_over_an_empty_square_is_no_light_piece(seed0, k, squares):
     # the frame's light pieces, their rims round, are still read light pieces
     light = np.nonzero(truth >= int(SquareClass.DEFENDER))[0]
     assert (probs[light].argmax(1) == truth[light]).all()
+
+
+def test_the_defender_set_far_off_its_centre_is_read_a_defender():
+    """Hard light, seeds 145,081,017 k9: a defender plainly seen (its top 27 grey levels above the wood, its rim
+    0.98 sharp), 12 of 24 rays explained round the expected top, read a sure empty (1.0)."""
+    size, truth, probs = foreign_vision.frame_reading("hard", 145_000_000, 81)
+    k9 = parse_square("k9", size)
+    assert int(truth[k9]) == int(SquareClass.DEFENDER)
+    assert int(probs[k9].argmax()) == int(SquareClass.DEFENDER), f"k9 read {np.round(probs[k9], 2)}"
