@@ -88,6 +88,11 @@ class Sample:
     position: str
     source: str      # "game" or "random"
 
+    @property
+    def variant(self) -> str:
+        """The rule set its position is played by: board-9 holds random Tablut, board-11 Copenhagen."""
+        return "tablut" if self.board == "board-9" else "copenhagen"
+
 
 def sample_positions(n: int, seed: int, games: list[list[str]] | None = None) -> list[Sample]:
     """n labelled positions: every 4th on board-9 (random Tablut), the rest half real plies, half random."""
@@ -219,10 +224,9 @@ def moves_from_arm(sample: Sample, probabilities: np.ndarray) -> list[str]:
     WHY: an arm the hand checks miss is safe only while the move reader, which decides from the squares
     read sure, finds no move in the picture (issue 15: "never a wrong move accepted")."""
     from vision.inference import Verdict, read_move
-    variant = "tablut" if sample.board == "board-9" else "copenhagen"
     moved = []
     for turn in ("attackers", "defenders"):
-        reading = read_move(Board.from_otn(variant, sample.position, turn=turn), probabilities)
+        reading = read_move(Board.from_otn(sample.variant, sample.position, turn=turn), probabilities)
         if reading.verdict is Verdict.MOVE:
             moved.append(f"{reading.move_otn} ({turn})")
     return moved

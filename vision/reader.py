@@ -325,7 +325,8 @@ class BoardReader:
         # be lost in the glare), neither "a piece" nor "no piece" is sure from
         # the colour; the veil's doubt goes where the disc's shape plainly agrees
         dazzled = feats.wood_lum > DAZZLED_WOOD_LEVEL
-        doubt = np.clip((glare.share - VEIL_SHARE) / VEIL_DOUBT_SPAN, 0.0, VEIL_DOUBT_MAX)
+        veiled = np.clip((glare.share - VEIL_SHARE) / VEIL_DOUBT_SPAN, 0.0, 1.0)     # how far into the veil's span
+        doubt = np.minimum(veiled, VEIL_DOUBT_MAX)
         doubt *= 1.0 - shape_agreement(probs, evidence, feats.wood_lum, feats.line_lum, outline.noise,
                                        feats.values[:, RING])
         # a "light disc" standing far less above its wood than the frame's light pieces is none (a veil's core)
@@ -344,8 +345,7 @@ class BoardReader:
         # The veil's own doubt grows from nothing at VEIL_SHARE, so this check fades out over the same span rather
         # than stopping there (hard light, seeds 142,004,017 c6: a defender under a veil of 0.36, its rim 0.6
         # sharp, 15 of 24 rays round, read a sure empty, 0.98, the veil's doubt 0.03)
-        unveiled = 1.0 - np.clip((glare.share - VEIL_SHARE) / VEIL_DOUBT_SPAN, 0.0, 1.0)
-        overruled = colour_light * rimmed_disc * (1.0 - matched) * unveiled \
+        overruled = colour_light * rimmed_disc * (1.0 - matched) * (1.0 - veiled) \
             * (probs.argmax(1) == int(SquareClass.EMPTY))
         # a king by his crown's colour alone, with nothing of a piece round it
         crowned = crown_alone(probs, evidence, outline, glare.share < VEIL_SHARE)

@@ -137,8 +137,8 @@ ROUND_REACH = 1.6
 # The rays start INNER radii from the expected top, so a light piece set down further off it than that has rays
 # that start on the wood beyond its rim, and no circle explains them (hard light, fresh seeds 145,081,017 k9: a
 # defender plainly seen, its top 27 grey levels above the wood, its rim 0.98 sharp, read a sure empty (1.0): one
-# circle explained 12 of 24 rays, and 21 round the top moved ROUND_MOVED_SHIFT radii down-left). Where a sharp light disc is
-# explained less than in full, the rays are cast again from tops moved ROUND_MOVED_SHIFT radii in
+# circle explained 12 of 24 rays, and 21 round the top moved ROUND_MOVED_SHIFT radii down-left). Where a sharp
+# light disc is explained less than in full, the rays are cast again from tops moved ROUND_MOVED_SHIFT radii in
 # ROUND_MOVED_DIRECTIONS directions; a moved top at least as light as the expected one (the rays still start on
 # the piece's top) lends its roundness.
 ROUND_MOVED_SHIFT = 0.45
@@ -312,7 +312,8 @@ class OutlineMeter:
         the best roundness round a moved top at least as light as the expected one. (A sharp rim only: round
         empty squares the grid lines' falls lie near a circle's too, and moved tops made 0.4-0.5 sharp ones
         rounder, 0.58-0.67: hard light, 145,036,017 b1, k2 and c7.)"""
-        some = np.nonzero((lift > SEEN_SNR[0] * max(noise, 0.5)) & (sharpness >= RIM_HIGH) & (roundness < ROUND_RIM[1]))[0]
+        seen = lift > SEEN_SNR[0] * max(noise, 0.5)
+        some = np.nonzero(seen & (sharpness >= RIM_HIGH) & (roundness < ROUND_RIM[1]))[0]
         if not len(some):
             return roundness
         d = len(self.round_moves)

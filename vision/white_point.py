@@ -35,7 +35,8 @@ PILE_SHARE = 0.001
 #: most 1.2 below white), a clipped core darkened after clipping stands 2.3-20 times over (the same, darkened)
 PILE_SPIKE = 2.0
 PILE_BELOW = 10
-#: JPEG's ringing spreads a flat core's level this far up at most (held-out renderer, "clipped": 4-5 levels)
+#: the highest level holding PILE_SHARE lies at most this far above the core's own level: JPEG's overshoot
+#: of a flat core (held-out renderer, "clipped": 4-5 levels); its thinner ringing reaches ABOVE_REACH
 PILE_REACH = 8
 #: ... with next to nothing above it beyond JPEG's spread (this share of the picture, counted from ABOVE_REACH
 #: levels up): a camera keeps nothing brighter than where it clips, while a flat-coloured sleeve piles up with
