@@ -24,7 +24,7 @@ from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvid
                           blob_without_wall, crown_alone, dark_without_edge, king_keep, piece_shown, without_dark,
                           light_keep, light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match, wall_under_veil,
                           pieces_need_a_rim, rim_without_top, fine_detail, noise_of, shape_agreement, shape_conflict,
-                          moved_dark_top, shape_fallback, with_outline, with_wall)
+                          moved_dark_top, moved_light_top, lit_moved_found, shape_fallback, with_outline, with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, GridVisibility, arm_region, foreign_squares
 from vision.position import SquareClass, camp_squares, marked_squares, pieces_from_classes, throne_square
@@ -273,6 +273,11 @@ class BoardReader:
                                        near_white=near_white)
         # a dark piece set down off centre: its top looked for round moved tops too, on plain wood out of veils
         outline = moved_dark_top(outline, ~search)
+        # ... and a light one whose expected top fell on its shaded far rim, where the colour says a light piece
+        if lit_moved_found(outline).any():
+            light = self.classifier.probabilities(feats.values, self.marked, temper=temper)
+            outline = moved_light_top(outline, light[:, int(SquareClass.DEFENDER)] + light[:, int(SquareClass.KING)]
+                                      >= 0.5)
         evidence = DiscEvidence.of(outline, feats.wood_lum, glare.share)
         # a light disc's outline must be as strong as the frame's plain light pieces' (vision/shape.outline_match)
         depth = feats.wood_lum - feats.line_lum         # the grid lines' depth below each square's wood

@@ -45,6 +45,15 @@ NOISE_STRIDE = 3       # ... on every third pixel each way (the median needs no 
 
 
 @dataclass(frozen=True)
+class MovedTop:
+    """A light top found off the expected one (OutlineMeter._moved), per square."""
+
+    lift: np.ndarray            # `Outline.lift` round it (-inf where none was found)
+    sharpness: np.ndarray       # `Outline.sharpness` round it (0 where none)
+    roundness: np.ndarray       # `Outline.roundness` round it (0 where none)
+
+
+@dataclass(frozen=True)
 class Outline:
     sharpness: np.ndarray       # (squares,) light rim: median over rays of sharpest fall / whole fall
     sharpness_dark: np.ndarray  # (squares,) dark rim: median over rays of sharpest rise / whole rise
@@ -61,6 +70,7 @@ class Outline:
     sharpness_dark_moved: np.ndarray | None = None    # (squares,) `sharpness_dark` round that top (else 0)
     wall_colour: np.ndarray | None = None  # (squares,) `wall` in the deepest colour channel, near white (else 0)
     rays_clipped: np.ndarray | None = None  # (squares,) share of rays whose wood (their last WALL_EDGE samples) is clipped
+    lit_moved: MovedTop | None = None      # a light top beside a top that read darker than its ring
 
 
 def fine_detail(gray: np.ndarray) -> np.ndarray:
@@ -114,6 +124,9 @@ SEARCH_DIRECTIONS = 6
 # 3 of 8 pictures and the visitor asked to put it on; lift -4 to -6 grey levels, its rim 0.25-0.63 sharp; round
 # the moved top -66 to -69 and 0.83-0.88, sure in 8 of 8. Cached held-out hand-free frames, 258 hard and 200
 # museum: 11 and 6 fewer squares held back, best guesses wrong 178 and 7 as before, none wrong and sure.)
+# Round a top that read darker than its ring, the lightest moved top is measured in full too where it stands
+# that far above the expected one and plainly above the noise (Outline.lit_moved): a light piece set down
+# so far off that its expected top fell on its shaded far rim (`moved_light_top`).
 MOVED_SHIFT = 0.3
 MOVED_DIRECTIONS = 8
 MOVED_GAIN = 3.0
@@ -234,7 +247,7 @@ class OutlineMeter:
         lift_far, top_far = self._far_side(tops, centres, whole, inside, lift)
         sharpest_fall, sharpest_rise = steps.max(-1), -steps.min(-1)                    # (S, R), once for both uses
         sharpness_dark = _rim(sharpest_rise, -whole)
-        lift_moved, sharpness_moved = self._moved_dark(gray, tops, lift, noise)
+        lift_moved, sharpness_moved, lit_moved = self._moved(gray, tops, lift, noise)
         sharpness = _rim(sharpest_fall, whole)
         roundness = self._moved_round(gray, tops, lift, noise, sharpness, self._roundness(steps, lift))
         if search is not None:
@@ -244,7 +257,7 @@ class OutlineMeter:
                        lift=lift, noise=noise, fall=median(sharpest_fall, 1), rise=median(sharpest_rise, 1),
                        wall=wall, wood_noise=wood_noise, roundness=roundness, lift_far=lift_far,
                        top_far=top_far, lift_moved=lift_moved, sharpness_dark_moved=sharpness_moved,
-                       wall_colour=wall_colour,
+                       wall_colour=wall_colour, lit_moved=lit_moved,
                        rays_clipped=(prof[..., -WALL_EDGE:] >= RAY_CLIPPED).any(-1).mean(-1))
 
     def _colour_wall(self, colour: np.ndarray, at: np.ndarray, tops: np.ndarray,
@@ -265,30 +278,45 @@ class OutlineMeter:
         soft = soft.astype(np.float32)                                                  # (S, R, K, channels)
         return np.max([self._wall(soft[..., c], tops, centres) for c in range(soft.shape[-1])], 0)
 
-    def _moved_dark(self, gray: np.ndarray, tops: np.ndarray, lift: np.ndarray,
-                    noise: float) -> tuple[np.ndarray, np.ndarray]:
-        """(Outline.lift_moved, Outline.sharpness_dark_moved): round each top no lighter than its ring, the
-        darkest lift among tops moved MOVED_SHIFT radii (the rays' ends only), and where that is darker by
-        MOVED_GAIN sigmas of the noise, the lift and dark rim measured round that moved top; inf and 0 elsewhere."""
+    def _moved(self, gray: np.ndarray, tops: np.ndarray, lift: np.ndarray,
+               noise: float) -> tuple[np.ndarray, np.ndarray, MovedTop]:
+        """(Outline.lift_moved, Outline.sharpness_dark_moved, Outline.lit_moved): round each top no lighter than
+        its ring, the lifts of tops moved MOVED_SHIFT radii (the rays' ends only); where the darkest is darker by
+        MOVED_GAIN sigmas of the noise, the lift and dark rim measured round it (inf and 0 elsewhere); where the
+        lightest is lighter by as much and plainly above the noise (SEEN_SNR's start) round a top that read
+        darker than its ring (NOT_LIGHTER), the lift, light rim and roundness round it (-inf, 0, 0 elsewhere)."""
         lift_moved = np.full(len(lift), np.inf, np.float32)
         sharpness = np.zeros(len(lift), np.float32)
+        lit = MovedTop(lift=np.full(len(lift), -np.inf, np.float32), sharpness=np.zeros(len(lift), np.float32),
+                       roundness=np.zeros(len(lift), np.float32))
         some = np.nonzero(lift <= 0.0)[0]
         if not len(some):
-            return lift_moved, sharpness
+            return lift_moved, sharpness, lit
         ends = np.concatenate([self.offsets[:, :3], self.offsets[:, -3:]], 1)          # (R, 6, 2)
         prof = _profiles(gray, tops[some, None, None, None, :] + self.moved[None, :, None, None, :] + ends[None, None])
         moved = np.median(_whole_step(prof), -1)                                         # (S, D)
+        gain = MOVED_GAIN * max(noise, 0.5)
         best = moved.argmin(1)
-        darker = moved[np.arange(len(some)), best] < lift[some] - MOVED_GAIN * max(noise, 0.5)
-        some, best = some[darker], best[darker]
-        if not len(some):
-            return lift_moved, sharpness
-        prof = _profiles(gray, tops[some, None, None, :] + self.moved[best][:, None, None, :] + self.offsets[None])
-        whole = _whole_step(prof)                                                       # (S, R)
-        rise = -(prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]).min(-1)
-        lift_moved[some] = median(whole, 1)
-        sharpness[some] = _rim(rise, -whole)
-        return lift_moved, sharpness
+        darker = moved[np.arange(len(some)), best] < lift[some] - gain
+        dark, best_dark = some[darker], best[darker]
+        if len(dark):
+            prof = _profiles(gray, tops[dark, None, None, :] + self.moved[best_dark][:, None, None, :] + self.offsets[None])
+            whole = _whole_step(prof)                                                   # (S, R)
+            rise = -(prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]).min(-1)
+            lift_moved[dark] = median(whole, 1)
+            sharpness[dark] = _rim(rise, -whole)
+        best = moved.argmax(1)
+        top = moved[np.arange(len(some)), best]
+        lighter = (top > lift[some] + gain) & (top > SEEN_SNR[0] * max(noise, 0.5)) & (lift[some] < -NOT_LIGHTER)
+        light, best_light = some[lighter], best[lighter]
+        if len(light):
+            prof = _profiles(gray, tops[light, None, None, :] + self.moved[best_light][:, None, None, :] + self.offsets[None])
+            whole = _whole_step(prof)
+            steps = prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]
+            lit.lift[light] = median(whole, 1)
+            lit.sharpness[light] = _rim(steps.max(-1), whole)
+            lit.roundness[light] = self._roundness(steps, lit.lift[light])
+        return lift_moved, sharpness, lit
 
     def _far_side(self, tops: np.ndarray, centres: np.ndarray | None, whole: np.ndarray, inside: np.ndarray,
                   lift: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -446,6 +474,40 @@ def moved_dark_top(outline: Outline, plain: np.ndarray) -> Outline:
     return replace(outline, lift=np.where(use, outline.lift_moved, outline.lift),
                    sharpness_dark=np.where(use, np.maximum(outline.sharpness_dark, outline.sharpness_dark_moved),
                                            outline.sharpness_dark))
+
+
+def lit_moved_found(outline: Outline) -> np.ndarray:
+    """Per square (bool), a light top found off the expected one (Outline.lit_moved) with a light piece's sharp
+    rim (RIM_HIGH) that one circle of the piece's size explains nearly in full (ROUND_WHOLE)."""
+    lit = outline.lit_moved
+    if lit is None:
+        return np.zeros(len(outline.lift), bool)
+    return (lit.sharpness >= RIM_HIGH) & (lit.roundness >= ROUND_WHOLE)
+
+
+def moved_light_top(outline: Outline, light: np.ndarray) -> Outline:
+    """`outline` with a light piece's top found off the expected one (lit_moved_found) taken instead, on the
+    squares `light` marks: those the colour reads a light piece.
+
+    WHY: a light piece set down far off its square's centre (a visitor's hand, or a top the camera's tilt
+    throws further than the configured height says) puts the expected top on its far rim, where its shaded
+    side wall and shadow ring it: the top read darker than its wood, with a sharp dark rim, and the king
+    (museum light, fresh seeds 147,004,017 d2, 0.75 radii off) went to the dark disc's guess, an attacker.
+    Round a top moved MOVED_SHIFT radii the disc is plainly light, sharp and round. Only where the colour
+    says a light piece too: an attacker's lamp-lit top beside his shadow shows such a disc as well (museum
+    147,011,017 f4: 1.9 sharp, wholly round). Cached held-out frames (hard 135M, 141M, 142M, 145M, 146M;
+    museum 141M, 145M, 147M; glare and shadows 141M): of the squares read darker than their ring whose moved
+    light top is so sharp and round, and whose colour says a light piece, 5 defenders and the king, no
+    attacker and no empty square (the attackers' such tops 0.71 round at most under a light colour).
+    """
+    use = np.asarray(light, bool) & lit_moved_found(outline)
+    if not use.any() or outline.lit_moved is None:
+        return outline
+    lit = outline.lit_moved
+    return replace(outline, lift=np.where(use, lit.lift, outline.lift),
+                   sharpness=np.where(use, np.maximum(outline.sharpness, lit.sharpness), outline.sharpness),
+                   roundness=np.where(use, lit.roundness, outline.roundness),
+                   sharpness_dark=np.where(use, 0.0, outline.sharpness_dark))
 
 
 def dark_lift(outline: Outline, wood_lum: np.ndarray) -> np.ndarray:
