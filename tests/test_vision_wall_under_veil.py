@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -25,8 +26,8 @@ if str(BENCH) not in sys.path:
 import foreign_vision  # noqa: E402
 from engine.types import parse_square  # noqa: E402
 from vision.position import SquareClass  # noqa: E402
-from vision.shape import (WALL_AMONG_VEILED, WALL_VEIL_RATIO, WALL_WITH_VEILED, Outline, rim_without_top,  # noqa: E402
-                          wall_under_veil)
+from vision.shape import (WALL_AMONG_VEILED, WALL_VEIL_RATIO, WALL_WITH_VEILED, Outline, OutlineMeter,  # noqa: E402
+                          rim_without_top, wall_under_veil, washed_dark_top)
 
 SURE = foreign_vision.CONFIDENT
 HELD = 0.6          # held back as a piece known by its wall alone is (RIM_ONLY_SURE 0.5 and a margin)
@@ -138,3 +139,37 @@ def test_rim_without_top_wants_a_round_rim():
     plain[2:] = True
     out = _outline(n, np.zeros(n), fall, np.zeros(n), roundness)
     assert rim_without_top(probs, out, plain).tolist()[:2] == [True, False]
+
+
+def _faint_dark_disc(wood: int, top: int, sigma: float) -> np.ndarray:
+    """A dark top `wood - top` grey levels under its wood, a sharp disc of a piece's size, in noise `sigma`."""
+    gray = np.full((120, 120), wood, np.float32)
+    cv2.circle(gray, (60, 60), 10, top, -1)
+    blurred = cv2.GaussianBlur(gray, (0, 0), 0.8) + np.random.default_rng(2).normal(0.0, sigma, gray.shape)
+    return np.clip(np.round(blurred), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("wood,top,sigma,veiled,washed", [
+    (252, 246, 0.4, True, True),        # wood all but clipped, its scatter squeezed: 6 levels stand out
+    (252, 246, 0.4, False, False),      # no veil to have washed a dark top out
+    (240, 234, 3.0, True, False),       # wood short of clipping, grainy: 6 levels are its own scatter
+    (252, 252, 0.4, True, False)])      # bare wood
+def test_a_faint_dark_top_near_white_is_an_attacker_washed_out(wood, top, sigma, veiled, washed):
+    outline = OutlineMeter(10.0).measure(_faint_dark_disc(wood, top, sigma), np.array([[60.0, 60.0]]))
+    empty = np.array([[0.6, 0.1, 0.2, 0.1]])
+    assert bool(washed_dark_top(empty, outline, np.array([float(wood)]), np.array([veiled]),
+                                np.array([False]))[0]) is washed
+    assert not washed_dark_top(empty, outline, np.array([float(wood)]), np.array([veiled]), np.array([True]))[0]
+
+
+def test_attackers_washed_near_white_are_held_back_as_attackers():
+    """Hard light, seeds 145,093,017: three attackers under a veil at 251-255 grey levels, their tops 4-8 levels
+    darker than the wood with sharp dark rims, read empty (0.37-0.5); the frame's empty squares stay empty."""
+    size, truth, probs = foreign_vision.frame_reading("hard", 145_000_000, 93)
+    for name in ("i4", "g6", "g7"):
+        sq = parse_square(name, size)
+        assert int(truth[sq]) == int(SquareClass.ATTACKER)
+        assert int(probs[sq].argmax()) == int(SquareClass.ATTACKER), f"{name} read {np.round(probs[sq], 2)}"
+        assert probs[sq].max() < SURE
+    empty = truth == int(SquareClass.EMPTY)
+    assert (probs[empty].argmax(1) == int(SquareClass.EMPTY)).mean() >= 0.98

