@@ -52,7 +52,10 @@ def _wrong_and_sure(reading: Reading, sample: foreign_vision.Sample) -> list[int
     return [int(sq) for sq in np.nonzero((probs.argmax(1) != truth) & (probs.max(1) >= CONFIDENT))[0]]
 
 
-@pytest.mark.parametrize("seed0, k", [(10_000_000, 6), (13_000_000, 57), (14_000_000, 14), (103_000_000, 53)])
+# 147,087,017: a bluish lamp over a Tablut board's bottom camps left them off-colour beside the band, and one
+# crossing washed out in another lamp's core four squares away counted for the "arm" (GridChecker.arm_crossing)
+@pytest.mark.parametrize("seed0, k", [(10_000_000, 6), (13_000_000, 57), (14_000_000, 14), (103_000_000, 53),
+                                      (147_000_000, 87)])
 def test_a_hand_free_board_under_glare_is_read(seed0, k):
     image, sample = _frame(seed0, k)
     reading = BoardReader(Config(), sample.board).read(image)        # not NotReadable("hand over board")

@@ -337,19 +337,23 @@ class GridChecker:
         lamp, all seven crossings it hid lit like glare, was read as a board. A single such crossing
         is not enough: a bluish veil at the board's edge (development seeds 11,046,017) leaves its
         squares off-colour with the veil taken off and one crossing washed out in its core.
+        A washed crossing counts only at the region's squares' corners or one crossing beside them, where
+        the tip lies: hard light, fresh seeds 147,087,017, a bluish lamp over a Tablut board's bottom camps
+        left them and their neighbours off-colour beside the band's lit segments, and one crossing washed
+        out in another lamp's core four squares away made the hand-free board "hand over board".
         `region` is arm_region's (size, size) grid.
         """
-        if vis.largest_patch >= 1 or bool(vis.washed.any()):
+        if vis.largest_patch >= 1:
+            return True
+        near = cv2.dilate(_corners(region, vis.hidden.shape).astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+        if bool((vis.washed & near).any()):
             return True
         return self.patch_at(vis, region)
 
     def patch_at(self, vis: GridVisibility, region: np.ndarray) -> bool:
         """A patch of hidden crossings (min_patch), however brightly lit, at the corners of `region`'s
         squares (a (size, size) bool grid): the part of an arm the lamp lights like glare's core."""
-        corners = np.zeros(vis.hidden.shape, bool)
-        for dr in (0, 1):
-            for df in (0, 1):
-                corners[dr:dr + region.shape[0], df:df + region.shape[1]] |= region
+        corners = _corners(region, vis.hidden.shape)
         count, labels = cv2.connectedComponents(vis.hidden.astype(np.uint8), connectivity=8)
         touching = set(np.unique(labels[corners & vis.hidden]).tolist()) - {0}
         return any(int((labels == k).sum()) >= self.min_patch for k in touching)
@@ -536,6 +540,15 @@ def band_squares(size: int) -> np.ndarray:
             f, r = {0: (seg, 0), 1: (size - 1, seg), 2: (size - 1 - seg, size - 1), 3: (0, size - 1 - seg)}[side]
             out.append(r * size + f)
     return np.array(out)
+
+
+def _corners(region: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The grid's crossings (`shape`, one more each way than `region`) at the corners of `region`'s squares."""
+    corners = np.zeros(shape, bool)
+    for dr in (0, 1):
+        for df in (0, 1):
+            corners[dr:dr + region.shape[0], df:df + region.shape[1]] |= region
+    return corners
 
 
 def arm_region(foreign: np.ndarray, band: np.ndarray | None, size: int) -> np.ndarray:
