@@ -25,17 +25,20 @@ from vision.position import SquareClass  # noqa: E402
 K, D, E, A = (int(c) for c in (SquareClass.KING, SquareClass.DEFENDER, SquareClass.EMPTY, SquareClass.ATTACKER))
 
 
-@pytest.mark.parametrize("seed0,k,king,rival", [
-    (12_000_000, 41, "k3", None),      # his crown darker than the near-white wood: read an attacker (0.44)
-    (14_000_000, 45, "d6", "c5"),      # under a veil: read a defender (0.49), c5 the king (0.58)
-    (94_000_000, 52, "k8", "f3"),      # greyed at the board's edge: read a defender (0.49), f3 the king (0.60)
+@pytest.mark.parametrize("seed0,k,king,rival,held", [
+    # his crown darker than the near-white wood: read an attacker (0.44); his top, set off centre, is now found
+    # light, sharp and round a third of a radius off the expected one (vision/shape.moved_light_top): sure
+    (12_000_000, 41, "k3", None, False),
+    (14_000_000, 45, "d6", "c5", True),   # under a veil: read a defender (0.49), c5 the king (0.58)
+    (94_000_000, 52, "k8", "f3", True),   # greyed at the board's edge: read a defender (0.49), f3 the king (0.60)
 ])
-def test_the_goldest_crown_is_the_kings_best_guess(seed0, k, king, rival):
+def test_the_goldest_crown_is_the_kings_best_guess(seed0, k, king, rival, held):
     size, truth, probs = foreign_vision.frame_reading("museum", seed0, k)
     sq = parse_square(king, size)
     assert int(truth[sq]) == K
     assert int(probs[sq].argmax()) == K, f"the king read {np.round(probs[sq], 2)}"
-    assert probs[sq].max() < 0.9, "a king known by his crown alone against the disc is held back"
+    if held:
+        assert probs[sq].max() < 0.9, "a king known by his crown alone against the disc is held back"
     assert [int(q) for q in np.nonzero(probs.argmax(1) == K)[0]] == [sq]
     if rival is not None:
         r = parse_square(rival, size)
