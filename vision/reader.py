@@ -297,6 +297,12 @@ class BoardReader:
         if feats.plain_clear is not None:
             as_taken = lighter_than_plain(feats.values[:, PLAIN_LUM], self.marked)
             plain_ok = np.maximum(plain_ok, as_taken * evidence.light_seen * evidence.light_rim)
+        # ... and on the throne, where no dark piece stops in three of the four rule sets (docs/rules.md) and
+        # the king's gold crown may sit no lighter than the plain wood round it, a plainly seen light disc
+        # with a piece's rim is a light piece's however light the plain wood is
+        t = self.throne
+        plain_ok[t] = max(float(plain_ok[t]), float(evidence.light_seen[t] * evidence.light_rim[t]))
+        disc_light = evidence.light_seen * evidence.light_rim          # the disc alone, before its wall
         # what is left of a piece on wood clipped white: its shaded wall or shadow round the top
         evidence = with_wall(evidence, outline, feats.wood_lum, glare.share, plain_ok, feats.saturated)
         keep_d = light_keep(evidence, outline.lift) * plain_ok
@@ -309,6 +315,15 @@ class BoardReader:
         # no light piece; but with no disc seen either it may be a dark one under glare
         unlit = colour_light * (1.0 - plain_ok)
         unlit *= 1.0 - np.maximum(evidence.light_seen, evidence.dark_seen)
+        # under a veil, a light piece known by its wall alone round a top darker than its wood (by less than
+        # NOT_LIGHTER) is as often an attacker the veil lifted to the wood's grey: the wall says a piece, and
+        # neither the top nor the veiled colour which (hard light, fresh seeds 148,063,017 f6: an attacker
+        # under a veil of 0.85, his top 2.8 grey levels under the wood, read a sure defender, 0.91; cached
+        # frames, such squares: 15 attackers and 13 defenders)
+        # (the king is left to his crown, which may sit darker than the wood: dim 141,030,017 c3)
+        dim_walled = ((evidence.light_seen * evidence.light_rim - disc_light) * (glare.share >= VEIL_SHARE)
+                      * (outline.lift < 0.0) * (outline.lift >= -NOT_LIGHTER)
+                      * (colour[:, int(SquareClass.KING)] < 0.5))
         # colour says a light piece, the disc a dark one: a dark piece under glare,
         # or a light one sampled on its own shaded side wall; not a sure attacker
         turned = probs[:, int(SquareClass.DEFENDER)] * (outline.lift < -DARKER_THAN_WOOD)
@@ -358,7 +373,7 @@ class BoardReader:
         # ... and an attacker by the colour alone, or by a shadow's patch: no edge on its circle, no sharp rim
         edgeless = dark_without_edge(probs, evidence, outline, feats.values[:, EDGE])
         conflict = np.maximum.reduce([shape_conflict(probs, outline, feats.wood_lum, glare.share, lit_top), unlit, turned,
-                                      missed, short, uneven, overruled, crowned, edgeless])
+                                      missed, short, uneven, overruled, crowned, edgeless, dim_walled])
         doubt = np.maximum(doubt, SHAPE_CONFLICT_DOUBT * conflict)
         doubt = np.maximum(doubt, np.where(dazzled, 0.5, 0.0))[:, None]
         # the doubt goes to what is known before looking and the disc's shape
