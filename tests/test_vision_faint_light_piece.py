@@ -43,22 +43,27 @@ def _empty_squares_still_read_empty(truth: np.ndarray, probs: np.ndarray) -> Non
     assert right.mean() >= 0.95, f"only {int(right.sum())} of {len(empty)} empty squares read empty"
 
 
-def _a_held_back_defender(seed0: int, k: int, square: str) -> None:
+def _a_held_back_defender(seed0: int, k: int, square: str, held: bool = True) -> None:
     """Hard frame k of `seed0`: `square`, a defender, is read one but never surely (a top the colour reads as
-    wood is never a sure piece), and the frame's empty squares still read empty."""
+    wood is never a sure piece), and the frame's empty squares still read empty. `held`: False where the top
+    is found off the expected one, light, sharp and round (vision/shape.moved_light_top): then the camera saw
+    the piece plainly and he may be read surely."""
     size, truth, probs = foreign_vision.frame_reading("hard", seed0, k)
     sq = parse_square(square, size)
     d = int(SquareClass.DEFENDER)
     assert int(truth[sq]) == d
     assert int(probs[sq].argmax()) == d, f"{square} read {np.round(probs[sq], 2)}"
-    assert probs[sq].max() < SURE, "a top the colour reads as wood is never a sure piece"
+    if held:
+        assert probs[sq].max() < SURE, "a top the colour reads as wood is never a sure piece"
     _empty_squares_still_read_empty(truth, probs)
 
 
-@pytest.mark.parametrize("seed0,k,square", [(14_000_000, 21, "a10"), (14_000_000, 33, "e6"), (15_000_000, 10, "e3"),
-                                            (90_000_000, 55, "h8"), (90_000_000, 21, "c5")])
-def test_a_rim_round_a_top_no_lighter_than_the_wood_is_a_light_piece(seed0, k, square):
-    _a_held_back_defender(seed0, k, square)
+# 15,010,017 e3: his top 0.3 radii off the expected one is 26 grey levels above the wood, 0.96 sharp, round
+@pytest.mark.parametrize("seed0,k,square,held", [(14_000_000, 21, "a10", True), (14_000_000, 33, "e6", True),
+                                                 (15_000_000, 10, "e3", False), (90_000_000, 55, "h8", True),
+                                                 (90_000_000, 21, "c5", True)])
+def test_a_rim_round_a_top_no_lighter_than_the_wood_is_a_light_piece(seed0, k, square, held):
+    _a_held_back_defender(seed0, k, square, held)
 
 
 def test_a_sharp_rim_weaker_than_the_white_pieces_is_no_sure_empty():

@@ -37,4 +37,7 @@ def test_the_played_move_is_among_those_the_visitor_may_show(scene, position, tu
     res = confirm_latency.LatencyResult()
     confirm_latency.one_trial("hard", scene, board, move, res, config, config.camera.stable_s)
     assert res.wrong == 0 and res.right == 0
-    assert (res.shown, res.shown_offered, res.asked) == (1, 1, 0), res.held_why
+    # held back and put to the visitor with the played move offered: shown on the screen among the moves the
+    # camera leaves, or (135,000,141 since the washed attackers' guess, vision/shape.washed_dark_top, narrowed
+    # them to a short list) asked which of them it was
+    assert res.shown + res.asked == 1 and res.shown_offered + res.asked_offered == 1, res.held_why
