@@ -175,11 +175,14 @@ def test_attackers_washed_near_white_are_held_back_as_attackers():
     assert (probs[empty].argmax(1) == int(SquareClass.EMPTY)).mean() >= 0.98
 
 
-def test_a_wall_round_a_top_a_little_darker_than_the_veiled_wood_is_no_sure_light_piece():
+@pytest.mark.parametrize("condition,seed0,k,square", [("hard", 148_000_000, 63, "f6"), ("museum", 149_000_000, 57, "a7")])
+def test_a_wall_round_a_top_as_grey_as_the_veiled_wood_is_no_sure_light_piece(condition, seed0, k, square):
     """Hard light, fresh seeds 148,063,017 f6: an attacker under a veil of 0.85, his top 2.8 grey levels under the
     near-white wood, his wall 17 deep; the wall counted as a light piece's disc and the veiled colour said a
-    defender (0.88): read a sure defender (0.91). The wall says a piece, not which."""
-    size, truth, probs = foreign_vision.frame_reading("hard", 148_000_000, 63)
-    f6 = parse_square("f6", size)
-    assert int(truth[f6]) == int(SquareClass.ATTACKER)
-    assert probs[f6].max() < SURE, np.round(probs[f6], 2)
+    defender (0.88): read a sure defender (0.91). Museum light, 149,057,017 a7: an attacker at the board's edge
+    under a veil of 0.38, a lamp's gloss lifting his top to 1.3 grey levels above the wood, his black side wall
+    80 deep: a sure defender (0.95). The wall says a piece, not which."""
+    size, truth, probs = foreign_vision.frame_reading(condition, seed0, k)
+    sq = parse_square(square, size)
+    assert int(truth[sq]) == int(SquareClass.ATTACKER)
+    assert probs[sq].max() < SURE, np.round(probs[sq], 2)

@@ -315,15 +315,16 @@ class BoardReader:
         # no light piece; but with no disc seen either it may be a dark one under glare
         unlit = colour_light * (1.0 - plain_ok)
         unlit *= 1.0 - np.maximum(evidence.light_seen, evidence.dark_seen)
-        # under a veil, a light piece known by its wall alone round a top darker than its wood (by less than
-        # NOT_LIGHTER) is as often an attacker the veil lifted to the wood's grey: the wall says a piece, and
-        # neither the top nor the veiled colour which (hard light, fresh seeds 148,063,017 f6: an attacker
-        # under a veil of 0.85, his top 2.8 grey levels under the wood, read a sure defender, 0.91; cached
-        # frames, such squares: 15 attackers and 13 defenders)
+        # under a veil, a light piece known by its wall alone round a top neither lighter nor darker than its
+        # wood (within NOT_LIGHTER) may be an attacker the veil or a lamp's gloss lifted to the wood's grey: the
+        # wall says a piece, and neither the top nor the veiled colour which (hard light, fresh seeds 148,063,017
+        # f6: an attacker under a veil of 0.85, his top 2.8 grey levels under the wood, read a sure defender,
+        # 0.91; museum 149,057,017 a7, an attacker at the board's edge, his top glossed to the wood's grey, 0.95;
+        # cached frames, such squares: tops under the wood 15 attackers and 13 defenders, tops up to NOT_LIGHTER
+        # above it 3 attackers and 66 defenders, 3 of them read sure)
         # (the king is left to his crown, which may sit darker than the wood: dim 141,030,017 c3)
         dim_walled = ((evidence.light_seen * evidence.light_rim - disc_light) * (glare.share >= VEIL_SHARE)
-                      * (outline.lift < 0.0) * (outline.lift >= -NOT_LIGHTER)
-                      * (colour[:, int(SquareClass.KING)] < 0.5))
+                      * (np.abs(outline.lift) <= NOT_LIGHTER) * (colour[:, int(SquareClass.KING)] < 0.5))
         # colour says a light piece, the disc a dark one: a dark piece under glare,
         # or a light one sampled on its own shaded side wall; not a sure attacker
         turned = probs[:, int(SquareClass.DEFENDER)] * (outline.lift < -DARKER_THAN_WOOD)
