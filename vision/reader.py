@@ -294,15 +294,14 @@ class BoardReader:
         # as the frame's plain light pieces' (with_outline): the veil's estimate is carried over a marked
         # square from the plain wood round it and may be off by as much as the piece stands out there,
         # while a soft spot of light on bare fill stays below the plain wood as taken too
-        if feats.plain_clear is not None:
-            as_taken = lighter_than_plain(feats.values[:, PLAIN_LUM], self.marked)
-            plain_ok = np.maximum(plain_ok, as_taken * evidence.light_seen * evidence.light_rim)
         # ... and on the throne, where no dark piece stops in three of the four rule sets (docs/rules.md) and
-        # the king's gold crown may sit no lighter than the plain wood round it, a plainly seen light disc
-        # with a piece's rim is a light piece's however light the plain wood is
-        t = self.throne
-        plain_ok[t] = max(float(plain_ok[t]), float(evidence.light_seen[t] * evidence.light_rim[t]))
+        # the king's gold crown may sit no lighter than the plain wood round it, however light the plain wood is
         disc_light = evidence.light_seen * evidence.light_rim          # the disc alone, before its wall
+        rim_enough = np.zeros(len(plain_ok))                           # where such a disc is enough
+        rim_enough[self.throne] = 1.0
+        if feats.plain_clear is not None:
+            rim_enough = np.maximum(rim_enough, lighter_than_plain(feats.values[:, PLAIN_LUM], self.marked))
+        plain_ok = np.maximum(plain_ok, rim_enough * disc_light)
         # what is left of a piece on wood clipped white: its shaded wall or shadow round the top
         evidence = with_wall(evidence, outline, feats.wood_lum, glare.share, plain_ok, feats.saturated)
         keep_d = light_keep(evidence, outline.lift) * plain_ok

@@ -260,6 +260,12 @@ class OutlineMeter:
                        wall_colour=wall_colour, lit_moved=lit_moved,
                        rays_clipped=(prof[..., -WALL_EDGE:] >= RAY_CLIPPED).any(-1).mean(-1))
 
+    def _rays_round(self, gray: np.ndarray, tops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(whole, steps) along the rays round `tops` (T, 2): each ray's whole step (T, R, as _whole_step) and its
+        falls outward over EDGE_PX (T, R, steps)."""
+        prof = _profiles(gray, np.asarray(tops, np.float64)[:, None, None, :] + self.offsets[None])   # (T, R, K)
+        return _whole_step(prof), prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]
+
     def _colour_wall(self, colour: np.ndarray, at: np.ndarray, tops: np.ndarray,
                      centres: np.ndarray | None) -> np.ndarray:
         """Outline.wall measured in each colour channel alone, the deepest of the three.
@@ -300,19 +306,15 @@ class OutlineMeter:
         darker = moved[np.arange(len(some)), best] < lift[some] - gain
         dark, best_dark = some[darker], best[darker]
         if len(dark):
-            prof = _profiles(gray, tops[dark, None, None, :] + self.moved[best_dark][:, None, None, :] + self.offsets[None])
-            whole = _whole_step(prof)                                                   # (S, R)
-            rise = -(prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]).min(-1)
+            whole, steps = self._rays_round(gray, tops[dark] + self.moved[best_dark])
             lift_moved[dark] = median(whole, 1)
-            sharpness[dark] = _rim(rise, -whole)
+            sharpness[dark] = _rim(-steps.min(-1), -whole)
         best = moved.argmax(1)
         top = moved[np.arange(len(some)), best]
         lighter = (top > lift[some] + gain) & (top > SEEN_SNR[0] * max(noise, 0.5)) & (lift[some] < -NOT_LIGHTER)
         light, best_light = some[lighter], best[lighter]
         if len(light):
-            prof = _profiles(gray, tops[light, None, None, :] + self.moved[best_light][:, None, None, :] + self.offsets[None])
-            whole = _whole_step(prof)
-            steps = prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]
+            whole, steps = self._rays_round(gray, tops[light] + self.moved[best_light])
             lit.lift[light] = median(whole, 1)
             lit.sharpness[light] = _rim(steps.max(-1), whole)
             lit.roundness[light] = self._roundness(steps, lit.lift[light])
@@ -345,10 +347,10 @@ class OutlineMeter:
         if not len(some):
             return roundness
         d = len(self.round_moves)
-        moved = (np.asarray(tops, np.float64)[some, None, :] + self.round_moves[None]).reshape(-1, 2)   # (S * D, 2)
-        prof = _profiles(gray, moved[:, None, None, :] + self.offsets[None])                        # (S * D, R, K)
-        lift_moved = median(_whole_step(prof), 1)
-        found = self._roundness(prof[..., :-EDGE_PX] - prof[..., EDGE_PX:], lift_moved)
+        whole, steps = self._rays_round(gray, (np.asarray(tops, np.float64)[some, None, :]
+                                               + self.round_moves[None]).reshape(-1, 2))         # (S * D, ...)
+        lift_moved = median(whole, 1)
+        found = self._roundness(steps, lift_moved)
         found = np.where(lift_moved >= np.repeat(lift[some], d), found, 0.0).reshape(len(some), d).max(1)
         out = roundness.copy()
         out[some] = np.maximum(roundness[some], found)
