@@ -86,6 +86,18 @@ CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 # along the file's (GridChecker's arms +x, -x, +y, -y): its line is faint only where at least this share of
 # each half is (GridChecker.check). 466 held-out arm frames (seeds 110M-119M) are refused or read alike with it.
 BOTH_WAYS = 0.4
+# A sleeve in over the edge with the veil's estimate taken for it (GridChecker.sleeve_past_band): a patch of this
+# many crossings hidden with the veil taken off, from the first crossing inside where the line in is gone.
+SLEEVE_PATCH = 3
+# Something crossing the frame band has an outline (FrameBandChecker.outlined): along the band the picture steps
+# by at least this share of its whole span round the segment within OUTLINE_STEP_PX pixels, and by at least
+# OUTLINE_SNR noise sigmas. Light does not: a veil's rim or a shadow's penumbra spreads over centimetres.
+# Held-out frames (seeds 135M-150M) where the sleeve rule's grid cue and the band's deviation met: 16 of 1,266
+# hand-free ones with a veil, their sharpest steps 0.08-0.19 of the span; 5 of the 8 arms read as boards,
+# 0.30-0.58. Of all 1,980 cached held-out frames (1,740 hand-free) the rule changes those 5 arms alone.
+OUTLINE_SHARE = 0.25
+OUTLINE_STEP_PX = 4
+OUTLINE_SNR = 8.0
 # Marked squares' fill is judged for a sleeve's colour (foreign_squares) only with this many of them seen.
 FILL_REFERENCE = 3
 # A plain square whose red is clipped is off-colour (foreign_squares) where its log(B/G) lies this far from the
@@ -410,13 +422,40 @@ class GridChecker:
         board. Neither streak nor core crosses the band beside the line as a sleeve does: on 1,100
         hard and 700 museum hand-free frames (seeds 110M-141M) this rule fires on none.
         """
+        next_in = _next_in(vis.edge_hidden & self._beside(band))
+        seen = ~lit_like_glare(vis.wood)
+        return bool((vis.hidden & next_in & seen).any())
+
+    def sleeve_past_band(self, veil_off: GridVisibility, vis: GridVisibility, band: np.ndarray) -> bool:
+        """A pale sleeve that the veil's estimate took for light: with the veil taken off (`veil_off`, the
+        look GridChecker.both does not trust alone), a border crossing's line into the board gone, the band
+        beside it crossed (`band`: FrameBandChecker.deviating, and `outlined` where that is to be sure), and a
+        patch of SLEEVE_PATCH crossings from the next crossing inside, hidden in that look or in `vis` (both
+        looks judged together, GridChecker.both: the arm's shaded edge hides crossings as taken that the veil's
+        estimate, taken off, leaves a line at; museum light, fresh seeds 149,039,029).
+
+        WHY: museum light, fresh seeds 150,016,029 and 150,020,029, held-out 146,022,029: a cream arm over the
+        board under a lamp, in over the edge, clipped near white as taken, so the picture as taken keeps no
+        line to judge (`both` leaves such crossings out, as a veil's core leaves them), and with the veil's
+        estimate taken off hiding 5-7 crossings in a line from the edge; each was read as a board. A veil's
+        core at the edge does that too, and lights the band beside it (16 of 1,266 hand-free held-out
+        frames): only its outline tells the sleeve (FrameBandChecker.outlined).
+        """
+        hidden = veil_off.hidden | vis.hidden
+        start = _next_in(veil_off.edge_hidden & self._beside(band)) & hidden
+        if not start.any():
+            return False
+        count, labels = cv2.connectedComponents(hidden.astype(np.uint8), connectivity=8)
+        touching = set(np.unique(labels[start]).tolist()) - {0}
+        return any(int((labels == k).sum()) >= SLEEVE_PATCH for k in touching)
+
+    def _beside(self, band: np.ndarray) -> np.ndarray:
+        """(n+1, n+1) bool: the border crossings with a band segment flagged in `band` on either side."""
         rows, cols, one, other = self.band_beside
         flags = np.asarray(band, bool)
         beside = np.zeros((self.n, self.n), bool)
         beside[rows, cols] = flags[one] | flags[other]
-        next_in = _next_in(vis.edge_hidden & beside)
-        seen = ~lit_like_glare(vis.wood)
-        return bool((vis.hidden & next_in & seen).any())
+        return beside
 
 
 def _band_beside(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -612,7 +651,17 @@ class FrameBandChecker:
         mm = np.array(sides, np.float64)                    # (4, n, k, 2), going round the board
         self.px = np.round(frame.to_px(mm.reshape(-1, 2))).astype(int)
         self.shape = mm.shape[:3]
-        del s
+        # the band's profile along each side, a sample a pixel (FrameBandChecker.outlined)
+        along = np.arange(0.0, n * p, 1.0 / s)
+        across = np.linspace(3.0, 8.0, 4)
+        dense = np.array([[[{0: (a, -o), 1: (W + o, a), 2: (W - a, W + o), 3: (-o, W - a)}[side] for o in across]
+                           for a in along] for side in range(4)], np.float64)         # (4, L, 4, 2)
+        self.profile_px = np.round(frame.to_px(dense.reshape(-1, 2))).astype(int)
+        self.profile_shape = dense.shape[:3]
+        per = len(along) / n
+        starts = np.arange(n) * per
+        self.step_windows = [(int(max(0, a - per / 2)), int(min(len(along), a + 1.5 * per))) for a in starts]
+        self.span_windows = [(int(max(0, a - per)), int(min(len(along), a + 2 * per))) for a in starts]
 
     def deviating(self, rect_bgr: np.ndarray) -> np.ndarray:
         """(4 * n,) bool: band segments, in order round the board, that look unlike their neighbours."""
@@ -628,3 +677,24 @@ class FrameBandChecker:
         local = np.median(windows, 0)
         dev = np.abs(feats - local)
         return (dev[:, :2] > self.chroma_limit).any(1) | (dev[:, 2] > self.lum_limit)
+
+    def outlined(self, rect_gray: np.ndarray, noise: float) -> np.ndarray:
+        """(4 * n,) bool, in `deviating`'s order: band segments that something with an outline crosses.
+
+        Along the band, within half a segment either side, the picture steps by OUTLINE_SNR noise sigmas
+        and OUTLINE_SHARE of its whole span round the segment within OUTLINE_STEP_PX pixels: a sleeve's
+        edge. A veil or a shadow changes the band as much, but smoothly (GridChecker.sleeve_past_band).
+        """
+        m = rect_gray.shape[0]
+        px = np.clip(self.profile_px, 0, m - 1)
+        soft = cv2.GaussianBlur(rect_gray.astype(np.float32), (0, 0), 1.0)
+        profile = np.median(soft[px[:, 1], px[:, 0]].reshape(self.profile_shape), 2)      # (4, L)
+        w = OUTLINE_STEP_PX // 2
+        step = np.zeros_like(profile)
+        step[:, w:-w] = np.abs(profile[:, 2 * w:] - profile[:, :-2 * w])
+        out = np.zeros(self.shape[:2], bool)                                             # (4, n)
+        for j, ((a, b), (c, d)) in enumerate(zip(self.step_windows, self.span_windows)):
+            sharpest = step[:, a:b].max(1)
+            span = profile[:, c:d].max(1) - profile[:, c:d].min(1)
+            out[:, j] = (sharpest >= OUTLINE_SNR * noise) & (sharpest >= OUTLINE_SHARE * span)
+        return out.reshape(-1)

@@ -238,6 +238,7 @@ class BoardReader:
         rect_noise = noise_of(rect_fine)
         grid = self.grid.check(cv2.cvtColor(clear, cv2.COLOR_BGR2GRAY), rect_noise) if glare.any \
             else self.grid.check(rect_gray, rect_noise)
+        veil_off = grid if glare.any else None      # (kept for a pale sleeve's one cue: GridChecker.sleeve_past_band)
         if glare.any:
             # judged with the veil taken off and as taken (GridChecker.both): the veil's estimate
             # takes a pale hand's own light for a veil, and taken off it leaves the hand's shading,
@@ -256,7 +257,7 @@ class BoardReader:
         # comes in over the board's edge (an arm), never stage light or a shadow alone
         foreign = foreign_squares(feats.wood_chroma, self.marked, self.size, unseen=feats.colour_unseen,
                                   hue_seen=feats.hue_seen)
-        if self._arm_over(grid, foreign, rect) and trust is not Trust.ALL:
+        if self._arm_over(grid, foreign, rect, veil_off, rect_gray, rect_noise) and trust is not Trust.ALL:
             self._doubted = (rect_gray, False)
             raise NotReadable("hand over board", rect_gray)
         if float(np.median(feats.wood_lum)) < DARK_WOOD_LEVEL:
@@ -499,15 +500,22 @@ class BoardReader:
         self._trusted = (square_means(gray, self.size), Trust.GLARE if glare_only else Trust.ALL)
         return True
 
-    def _arm_over(self, grid: GridVisibility, foreign: np.ndarray, rect: np.ndarray) -> bool:
+    def _arm_over(self, grid: GridVisibility, foreign: np.ndarray, rect: np.ndarray, veil_off: GridVisibility | None,
+                  rect_gray: np.ndarray, noise: float) -> bool:
         """An arm over the board by its off-colour squares (`foreign`, vision/occlusion.foreign_squares) joined
         to the board's edge, with crossings hidden: ARM_SQUARES of them where the frame band shows a sleeve
         beside them and any crossing is hidden (GridChecker.arm_crossing), or BANDED_HAND_SQUARES with a patch
         of hidden crossings at their corners (GridChecker.patch_at); ARM_SQUARES with such a patch however the
         band looks (a hand under a lamp, which may wash the band out). Or a lamp-lit fingertip in over the
-        edge with the band crossed beside it (GridChecker.tip_past_band)."""
+        edge with the band crossed beside it (GridChecker.tip_past_band). Or, in a frame with a veil
+        (`veil_off`: the grid with the veil's estimate taken off), a pale sleeve the estimate took for light,
+        with the band beside it crossed by an outline (GridChecker.sleeve_past_band)."""
         band = self.band.deviating(rect)
         if self.grid.tip_past_band(grid, band):
+            return True
+        # (the band's outline is looked for only where the rest of the sleeve's cue is there)
+        if veil_off is not None and self.grid.sleeve_past_band(veil_off, grid, band) \
+                and self.grid.sleeve_past_band(veil_off, grid, band & self.band.outlined(rect_gray, noise)):
             return True
         banded = arm_region(foreign, band, self.size)
         count = int(banded.sum())
