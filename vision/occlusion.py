@@ -615,6 +615,16 @@ def arm_region(foreign: np.ndarray, band: np.ndarray | None, size: int) -> np.nd
 BAND_WINDOW = 7
 
 
+def _band_points(along: np.ndarray, out: np.ndarray, width: float) -> np.ndarray:
+    """(4, rows, cols x len(out), 2) board mm: the band's points round the playing area, side by side going round
+    it (bottom left to right, right upwards, top right to left, left downwards); `along` (rows, cols) mm along
+    each side, each point at every distance in `out` mm outside the playing area."""
+    a = np.repeat(along, len(out), axis=1)
+    o = np.tile(out, along.shape[1])[None, :].repeat(along.shape[0], 0)
+    sides = [(a, -o), (width + o, a), (width - a, width + o), (-o, width - a)]
+    return np.stack([np.stack([np.broadcast_to(x, a.shape), np.broadcast_to(y, a.shape)], -1) for x, y in sides])
+
+
 class FrameBandChecker:
     """An arm reaching in crosses the frame round the playing area.
 
@@ -635,27 +645,13 @@ class FrameBandChecker:
                  lum_limit: float = 0.35):
         n, p, W = geometry.size, geometry.pitch, geometry.width
         self.chroma_limit, self.lum_limit = chroma_limit, lum_limit
-        s = frame.ppm
         along = (np.arange(n)[:, None] + np.linspace(0.15, 0.85, 6)[None]) * p      # (n, 6) mm
-        out = np.linspace(3.0, 8.0, 3)
-        sides = []
-        for side in range(4):
-            pts = []
-            for seg in along:
-                seg_pts = []
-                for a in seg:
-                    for o in out:
-                        seg_pts.append({0: (a, -o), 1: (W + o, a), 2: (W - a, W + o), 3: (-o, W - a)}[side])
-                pts.append(seg_pts)
-            sides.append(pts)
-        mm = np.array(sides, np.float64)                    # (4, n, k, 2), going round the board
+        mm = _band_points(along, np.linspace(3.0, 8.0, 3), W)            # (4, n, k, 2), going round the board
         self.px = np.round(frame.to_px(mm.reshape(-1, 2))).astype(int)
         self.shape = mm.shape[:3]
         # the band's profile along each side, a sample a pixel (FrameBandChecker.outlined)
-        along = np.arange(0.0, n * p, 1.0 / s)
-        across = np.linspace(3.0, 8.0, 4)
-        dense = np.array([[[{0: (a, -o), 1: (W + o, a), 2: (W - a, W + o), 3: (-o, W - a)}[side] for o in across]
-                           for a in along] for side in range(4)], np.float64)         # (4, L, 4, 2)
+        along = np.arange(0.0, n * p, 1.0 / frame.ppm)
+        dense = _band_points(along[:, None], np.linspace(3.0, 8.0, 4), W)          # (4, L, 4, 2)
         self.profile_px = np.round(frame.to_px(dense.reshape(-1, 2))).astype(int)
         self.profile_shape = dense.shape[:3]
         per = len(along) / n
