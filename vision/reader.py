@@ -24,7 +24,7 @@ from vision.shape import (DARKER_THAN_WOOD, NEAR_CLIPPING, NOT_LIGHTER, DiscEvid
                           blob_without_wall, crown_alone, dark_without_edge, king_keep, piece_shown, without_dark,
                           light_keep, light_on_fill_short, light_step_short, lighter_than_plain, lit_dark_top, outline_match, wall_under_veil,
                           washed_dark_top,
-                          pieces_need_a_rim, rim_without_top, fine_detail, noise_of, shape_agreement, shape_conflict,
+                          pieces_need_a_rim, rim_without_top, outlined_light_top, fine_detail, noise_of, shape_agreement, shape_conflict,
                           moved_dark_top, moved_light_top, lit_moved_found, shape_fallback, with_outline, with_wall)
 from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, GridVisibility, arm_region, foreign_squares
@@ -399,6 +399,8 @@ class BoardReader:
         # ... or a little lighter but not standing out of the noise, out of veils (a defender under a blue lamp)
         unseen_top = (evidence.light_seen < TOP_UNSEEN) & (glare.share < VEIL_SHARE)
         rimmed = rim_without_top(probs, outline, plain_empty, unseen_top, glare.share < VEIL_SHARE) & ~blown
+        # ... or whose whole outline is a light piece's, its rim's fall however short (vision/shape.outlined_light_top)
+        rimmed |= outlined_light_top(probs, outline) & ~blown
         light_first = [int(SquareClass.DEFENDER), int(SquareClass.ATTACKER), int(SquareClass.EMPTY),
                        int(SquareClass.KING)]               # the empty square's share goes to the defender
         probs[rimmed] = no_surer_than(probs[rimmed][:, light_first], RIM_ONLY_SURE)

@@ -1021,6 +1021,28 @@ def bare_wood_level(measure: np.ndarray, plain_empty: np.ndarray, floor: float) 
     return max(float(np.percentile(measure[plain_empty], 95)), floor)
 
 
+# A disc one circle of the piece's size explains nearly in full (ROUND_WHOLE), its rim plainly sharp (RIM_HIGH), its top
+# NOT_LIGHTER above the wood and a shaded wall round it at least OUTLINED_WALL grey levels deep (deepest_wall) is a light
+# piece's outline, whatever the colour says (outlined_light_top).
+OUTLINED_WALL = 4.0
+
+
+def outlined_light_top(probs: np.ndarray, outline: Outline) -> np.ndarray:
+    """Per square (bool), a square read empty whose outline is a light piece's in every part: round, sharp-rimmed, its top
+    lighter than the wood, walled. The caller holds it back with the light piece as its best guess.
+
+    WHY: hard light, fresh seeds 152,045,017 e7: a defender under a bluish-white streak the veil's estimate missed
+    (share 0), on wood at 241 grey levels where the camera's tone curve squeezes every step, its top 5 grey levels above
+    the wood, its rim 0.66 sharp and 0.96 round, its wall 6.0 deep; the colour read a sure empty (0.99), and nothing
+    held it back, as the rim's fall (5 grey levels) was short of what the frame's bare wood gives (rim_without_top).
+    Wood does not make all four at once: of 177,000 squares of cached held-out frames (hard 135M-151M, museum
+    141M-151M, glare 141M) the 11 empty ones round, sharp and with such a top had walls of 0.3-2.65 grey levels; the 2
+    light pieces read empty, 3.4 and 5.8.
+    """
+    return ((probs.argmax(1) == int(SquareClass.EMPTY)) & (outline.roundness >= ROUND_WHOLE)
+            & (outline.sharpness >= RIM_HIGH) & (outline.lift >= NOT_LIGHTER) & (deepest_wall(outline) >= OUTLINED_WALL))
+
+
 def rim_without_top(probs: np.ndarray, outline: Outline, plain_empty: np.ndarray,
                     unseen_top: np.ndarray | None = None, unveiled: np.ndarray | None = None) -> np.ndarray:
     """Per square (bool), an "empty" square whose disc's rim falls outward as a piece's does though its top is
