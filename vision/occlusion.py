@@ -92,9 +92,9 @@ SLEEVE_PATCH = 3
 # Something crossing the frame band has an outline (FrameBandChecker.outlined): along the band the picture steps
 # by at least this share of its whole span round the segment within OUTLINE_STEP_PX pixels, and by at least
 # OUTLINE_SNR noise sigmas. Light does not: a veil's rim or a shadow's penumbra spreads over centimetres.
-# Held-out frames (seeds 135M-150M) where the sleeve rule's grid cue and the band's deviation met: 16 of 1,266
-# hand-free ones with a veil, their sharpest steps 0.08-0.19 of the span; 5 of the 8 arms read as boards,
-# 0.30-0.58. Of all 1,980 cached held-out frames (1,740 hand-free) the rule changes those 5 arms alone.
+# Cached held-out frames (seeds 135M-152M) where the sleeve rule's grid cue and the band's deviation met: 103 of
+# 2,058 hand-free ones with a veil, their sharpest steps at most 0.17 of the span; the arms read as boards that it
+# catches 0.30-0.58. Of 1,980 cached frames (1,740 hand-free) the rule changes 5 arms alone.
 OUTLINE_SHARE = 0.25
 OUTLINE_STEP_PX = 4
 OUTLINE_SNR = 8.0
@@ -438,8 +438,8 @@ class GridChecker:
         board under a lamp, in over the edge, clipped near white as taken, so the picture as taken keeps no
         line to judge (`both` leaves such crossings out, as a veil's core leaves them), and with the veil's
         estimate taken off hiding 5-7 crossings in a line from the edge; each was read as a board. A veil's
-        core at the edge does that too, and lights the band beside it (16 of 1,266 hand-free held-out
-        frames): only its outline tells the sleeve (FrameBandChecker.outlined).
+        core at the edge does that too, and lights the band beside it (103 of 2,058 cached hand-free held-out
+        frames with a veil): only its outline tells the sleeve (FrameBandChecker.outlined).
         """
         hidden = veil_off.hidden | vis.hidden
         start = _next_in(veil_off.edge_hidden & self._beside(band)) & hidden
