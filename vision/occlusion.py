@@ -365,10 +365,7 @@ class GridChecker:
     def patch_at(self, vis: GridVisibility, region: np.ndarray) -> bool:
         """A patch of hidden crossings (min_patch), however brightly lit, at the corners of `region`'s
         squares (a (size, size) bool grid): the part of an arm the lamp lights like glare's core."""
-        corners = _corners(region, vis.hidden.shape)
-        count, labels = cv2.connectedComponents(vis.hidden.astype(np.uint8), connectivity=8)
-        touching = set(np.unique(labels[corners & vis.hidden]).tolist()) - {0}
-        return any(int((labels == k).sum()) >= self.min_patch for k in touching)
+        return _patch_from(vis.hidden, _corners(region, vis.hidden.shape), self.min_patch)
 
     def occluded(self, vis: GridVisibility, trusted: bool = False) -> bool:
         """A hand over the board: a patch of hidden crossings (min_patch), or a line gone from the board's
@@ -441,13 +438,8 @@ class GridChecker:
         core at the edge does that too, and lights the band beside it (103 of 2,058 cached hand-free held-out
         frames with a veil): only its outline tells the sleeve (FrameBandChecker.outlined).
         """
-        hidden = veil_off.hidden | vis.hidden
-        start = _next_in(veil_off.edge_hidden & self._beside(band)) & hidden
-        if not start.any():
-            return False
-        count, labels = cv2.connectedComponents(hidden.astype(np.uint8), connectivity=8)
-        touching = set(np.unique(labels[start]).tolist()) - {0}
-        return any(int((labels == k).sum()) >= SLEEVE_PATCH for k in touching)
+        start = _next_in(veil_off.edge_hidden & self._beside(band))
+        return _patch_from(veil_off.hidden | vis.hidden, start, SLEEVE_PATCH)
 
     def _beside(self, band: np.ndarray) -> np.ndarray:
         """(n+1, n+1) bool: the border crossings with a band segment flagged in `band` on either side."""
@@ -579,6 +571,15 @@ def band_squares(size: int) -> np.ndarray:
             f, r = {0: (seg, 0), 1: (size - 1, seg), 2: (size - 1 - seg, size - 1), 3: (0, size - 1 - seg)}[side]
             out.append(r * size + f)
     return np.array(out)
+
+
+def _patch_from(hidden: np.ndarray, seeds: np.ndarray, size: int) -> bool:
+    """A connected patch (8-neighbours) of `hidden` crossings at least `size` large that holds a crossing of `seeds`."""
+    if not (hidden & seeds).any():
+        return False
+    count, labels = cv2.connectedComponents(hidden.astype(np.uint8), connectivity=8)
+    touching = set(np.unique(labels[seeds & hidden]).tolist()) - {0}
+    return any(int((labels == k).sum()) >= size for k in touching)
 
 
 def _corners(region: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

@@ -398,9 +398,9 @@ class BoardReader:
                        & (glare.share < VEIL_SHARE))      # (a blown square is at most BLOWN_SURE sure already)
         # ... or a little lighter but not standing out of the noise, out of veils (a defender under a blue lamp)
         unseen_top = (evidence.light_seen < TOP_UNSEEN) & (glare.share < VEIL_SHARE)
-        rimmed = rim_without_top(probs, outline, plain_empty, unseen_top, glare.share < VEIL_SHARE) & ~blown
         # ... or whose whole outline is a light piece's, its rim's fall however short (vision/shape.outlined_light_top)
-        rimmed |= outlined_light_top(probs, outline) & ~blown
+        rimmed = (rim_without_top(probs, outline, plain_empty, unseen_top, glare.share < VEIL_SHARE)
+                  | outlined_light_top(probs, outline)) & ~blown
         light_first = [int(SquareClass.DEFENDER), int(SquareClass.ATTACKER), int(SquareClass.EMPTY),
                        int(SquareClass.KING)]               # the empty square's share goes to the defender
         probs[rimmed] = no_surer_than(probs[rimmed][:, light_first], RIM_ONLY_SURE)
