@@ -32,11 +32,14 @@ import numpy as np
 from calibration.config import PieceConfig
 from calibration.geometry import BoardGeometry
 from vision.rectify import RectifiedFrame, pixel_index
-from vision.robust import median, nanmedian
+from vision.robust import median, nanmedian, row_percentile
 
 # A wood patch with a channel above this (8 bit, +1 as gathered) is near the sensor's clipping: its
 # colour ratios say nothing of the wood (vision/occlusion.foreign_squares leaves it out).
 COLOUR_CLIPPED = 246.0
+#: sample indices kept for the centres and tops asked for lately (FeatureExtractor._index): a frame asks for
+#: about ten, and a camera that moves asks anew each frame
+INDICES_KEPT = 32
 FEATURE_NAMES = ("lum", "blue", "green", "ring", "edge", "gold", "texture", "contrast", "plain_lum")
 
 
@@ -116,6 +119,7 @@ class FeatureExtractor:
         self.marked[list(marked_squares(geometry.size))] = True
         self.frame = frame
         self.height = pieces.height_mm
+        self._indices: dict[tuple, np.ndarray] = {}
         s = frame.ppm
         r = max(pieces.defender_diameter_mm, pieces.attacker_diameter_mm) / 2
         self.radius_mm = r
@@ -162,10 +166,24 @@ class FeatureExtractor:
         top_mm = self.centres_mm + (self.centres_mm - c[None, :2]) * k
         return self.frame.to_px(top_mm)
 
+    def _index(self, centres: np.ndarray, offsets: np.ndarray, n: int) -> np.ndarray:
+        """The flat pixel index of centre + offset for every square (the offsets from the centre's pixel).
+
+        WHY kept: the squares' centres never move and a still camera's piece tops move only when the
+        board's pose does, so a frame mostly asks for the indices the one before it did (several
+        thousand points, a millisecond a frame of the 30 it may take, issue 15)."""
+        key = (n, centres.dtype.str, centres.shape, centres.tobytes(), offsets.dtype.str, offsets.shape, offsets.tobytes())
+        at = self._indices.get(key)
+        if at is None:
+            if len(self._indices) >= INDICES_KEPT:
+                self._indices.clear()
+            at = self._indices[key] = pixel_index(np.round(centres)[:, None, :] + offsets[None], n)
+        return at
+
     def _gather(self, img: np.ndarray, centres: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """Pixels at centre + offset for every square: (squares, offsets[, channels]), as float32."""
         n = img.shape[0]
-        at = pixel_index(np.round(centres)[:, None, :] + offsets[None], n)     # the offsets from the centre's pixel
+        at = self._index(centres, offsets, n)
         flat = img.reshape(n * n, -1) if img.ndim == 3 else img.reshape(-1)
         return np.add(flat.take(at, axis=0), np.float32(1.0), dtype=np.float32)    # one pass to float32
 
@@ -218,7 +236,7 @@ class FeatureExtractor:
         # to other squares' colours, which camera chroma subsampling smears in
         ref_blue = np.log(ring_bgr[:, 0]) - np.log(ring_bgr[:, 2])
         ref_green = np.log(ring_bgr[:, 1]) - np.log(ring_bgr[:, 2])
-        gold = np.percentile(pix_blue, 15, axis=1) - ref_blue
+        gold = row_percentile(pix_blue, 15) - ref_blue
 
         line_lum = median(np.minimum.reduce([self._gather(gray, self.centres_px, b) for b in self.line_bands]), 1)
         contrast = (top_lum - ref_lum) / np.maximum(ref_lum - line_lum, 0.3 * ref_lum)

@@ -34,6 +34,7 @@ import numpy as np
 
 from calibration.geometry import BoardGeometry
 from vision.rectify import RectifiedFrame
+from vision.robust import mean_last, median
 
 # The veil is measured on the rectified picture shrunk by this factor.
 STEP = 4
@@ -136,7 +137,7 @@ class GlareEstimator:
             zero = np.zeros(rect.shape[:2], np.float32)
             return GlareField(zero, np.zeros(self.n ** 2), np.zeros(self.n ** 2, bool))
         unit = obs / (np.linalg.norm(obs, axis=1, keepdims=True) + 1e-6)
-        wood = np.median(unit, 0)
+        wood = median(unit, 0)
         wood /= np.linalg.norm(wood) + 1e-9
         one = np.ones(3, np.float32) / np.sqrt(3)
         A = np.stack([wood, one], 1)                                # (3, 2)
@@ -159,7 +160,7 @@ class GlareEstimator:
         field = np.where(field < MIN_VEIL, 0.0, field).astype(np.float32)
         image = np.zeros(rect.shape[:2], np.float32)
         image[:k * STEP, :k * STEP] = cv2.resize(field, (k * STEP, k * STEP), interpolation=cv2.INTER_LINEAR)
-        lum = small.mean(2)
+        lum = mean_last(small)
         # the veil is measured on plain wood only (the fill has another colour) and
         # carried over the marked squares; its share there is of the light the
         # plain wood round them shows (the fill's darkness is no more veil)

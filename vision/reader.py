@@ -30,6 +30,7 @@ from vision.localise import BoardLocaliser, BoardView, NotReadable
 from vision.occlusion import FrameBandChecker, GridChecker, GridVisibility, arm_region, foreign_squares
 from vision.position import SquareClass, camp_squares, marked_squares, pieces_from_classes, throne_square
 from vision.rectify import rectified_frame, rectify
+from vision.robust import row_percentile
 from vision.white_point import full_scale
 from vision.stability import patches_moved, square_means
 
@@ -212,7 +213,7 @@ class BoardReader:
         """
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
         small = gray[::8, ::8]
-        if float(np.percentile(small, 95)) < DARK_FRAME_LEVEL:
+        if float(row_percentile(small.reshape(1, -1), 95)[0]) < DARK_FRAME_LEVEL:
             raise NotReadable("too dark", scene=gray)
         try:
             view = self.localiser.locate(gray, track=track)

@@ -33,7 +33,7 @@ import numpy as np
 
 from vision.position import SquareClass
 from vision.rectify import pixel_index
-from vision.robust import median, row_percentile
+from vision.robust import mean_last, median, row_percentile
 
 RAYS = 24
 INNER = 0.55           # radii (piece radii) the profile starts at (outside the king's crown) ...
@@ -76,12 +76,12 @@ class Outline:
 def fine_detail(gray: np.ndarray) -> np.ndarray:
     """|picture - picture blurred by NOISE_SIGMA|: sensor noise, grain and JPEG, without the light's slopes."""
     g = gray.astype(np.float32)
-    return np.abs(g - cv2.GaussianBlur(g, (0, 0), NOISE_SIGMA))
+    return cv2.absdiff(g, cv2.GaussianBlur(g, (0, 0), NOISE_SIGMA))       # np.abs(g - blurred)'s numbers, in one pass
 
 
 def noise_of(fine: np.ndarray) -> float:
     """pixel_noise from a fine_detail the caller has already: one blur of the picture serves both."""
-    return float(1.4826 * np.median(fine[::NOISE_STRIDE, ::NOISE_STRIDE]))
+    return float(1.4826 * median(fine[::NOISE_STRIDE, ::NOISE_STRIDE].reshape(1, -1), 1)[0])
 
 
 def pixel_noise(gray: np.ndarray) -> float:
@@ -158,14 +158,16 @@ ROUND_MOVED_SHIFT = 0.45
 ROUND_MOVED_DIRECTIONS = 8
 
 
-def _profiles(gray: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """The grey levels at `points` (..., 2: column, row) of the square picture `gray`, as float32."""
-    return gray.ravel().take(pixel_index(points, gray.shape[0])).astype(np.float32)
-
-
 def _whole_step(prof: np.ndarray) -> np.ndarray:
     """Along each ray's profile (last axis, outward): its first three samples' mean minus its last three's."""
-    return prof[..., :3].mean(-1) - prof[..., -3:].mean(-1)
+    return mean_last(prof[..., :3]) - mean_last(prof[..., -3:])
+
+
+def _rays_from(gray: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(whole, steps) along the rays whose samples' flat pixel indices are `at` (T, R, K): each ray's whole
+    step (T, R, as _whole_step) and its falls outward over EDGE_PX (T, R, steps)."""
+    prof = gray.ravel().take(at).astype(np.float32)
+    return _whole_step(prof), prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]
 
 
 def _rim(sharpest: np.ndarray, whole: np.ndarray) -> np.ndarray:
@@ -210,6 +212,8 @@ class OutlineMeter:
         steps_k = len(radii) - EDGE_PX
         self.crossing = np.clip(np.round(cross - radii[0] - EDGE_PX / 2.0).astype(int), 1, steps_k - 2)
         self.reach = int(min(steps_k, np.ceil(ROUND_REACH * radius_px - radii[0])))
+        self._kept_key: tuple | None = None             # the tops the kept indices are round (_rays_at)
+        self._kept: dict[str, np.ndarray] = {}
 
     def measure(self, gray: np.ndarray, tops: np.ndarray, wood_px: np.ndarray | None = None,
                 centres: np.ndarray | None = None, noise: float | None = None,
@@ -222,9 +226,9 @@ class OutlineMeter:
         `colour`: the BGR picture `gray` was made from, and `near_white`: (squares,) bool, the squares whose wall
         is measured in each colour as well (_colour_wall)."""
         n = gray.shape[0]
-        at = pixel_index(tops[:, None, None, :] + self.offsets[None], n)                 # (S, R, K)
+        at = self._rays_at(tops, n)                                                     # (S, R, K)
         prof = gray.ravel().take(at).astype(np.float32)
-        inside = prof[..., :3].mean(-1)
+        inside = mean_last(prof[..., :3])
         whole = _whole_step(prof)                                                       # (S, R)
         steps = prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]                              # falls outward
         if noise is None:
@@ -251,7 +255,7 @@ class OutlineMeter:
         sharpness = _rim(sharpest_fall, whole)
         roundness = self._moved_round(gray, tops, lift, noise, sharpness, self._roundness(steps, lift))
         if search is not None:
-            wall = self._searched_wall(blurred, soft, np.asarray(tops, np.float32), centres, wall, wood_noise, lift,
+            wall = self._searched_wall(blurred, soft, tops, centres, wall, wood_noise, lift,
                                        np.asarray(search, bool))
         return Outline(sharpness=sharpness, sharpness_dark=sharpness_dark,
                        lift=lift, noise=noise, fall=median(sharpest_fall, 1), rise=median(sharpest_rise, 1),
@@ -260,11 +264,39 @@ class OutlineMeter:
                        wall_colour=wall_colour, lit_moved=lit_moved,
                        rays_clipped=(prof[..., -WALL_EDGE:] >= RAY_CLIPPED).any(-1).mean(-1))
 
+    def _rays_at(self, tops: np.ndarray, n: int, kind: str = "rays") -> np.ndarray:
+        """The flat pixel index of the samples round every square's top, kept while the tops stay where they
+        were: a still camera's tops are the last frame's, and the sets of points cast round them (tens of
+        thousands, 3 ms a frame of the 30 it may take, issue 15) are then the last frame's too. `kind`:
+        "rays" (S, R, K) round the tops; "ends" (S, MOVED_DIRECTIONS, R, 6) the rays' ends round tops moved
+        MOVED_SHIFT radii (_moved); "search" (S, SEARCH_DIRECTIONS, R, K) round tops moved SEARCH_SHIFT radii
+        (_searched_wall, in float32 as the moved tops are); "round" (S, ROUND_MOVED_DIRECTIONS, R, K) round
+        tops moved ROUND_MOVED_SHIFT radii (_moved_round). Callers take the squares they need from these."""
+        tops = np.asarray(tops)
+        key = (n, tops.dtype.str, tops.shape, tops.tobytes())
+        if self._kept_key != key:
+            self._kept_key, self._kept = key, {}
+        at = self._kept.get(kind)
+        if at is None:
+            if kind == "rays":
+                points = tops[:, None, None, :] + self.offsets[None]
+            elif kind == "ends":
+                ends = np.concatenate([self.offsets[:, :3], self.offsets[:, -3:]], 1)          # (R, 6, 2)
+                points = tops[:, None, None, None, :] + self.moved[None, :, None, None, :] + ends[None, None]
+            elif kind == "search":
+                moved = np.asarray(tops, np.float32)[:, None, :] + self.moves[None]            # (S, D, 2)
+                points = moved[:, :, None, None, :] + self.offsets[None, None]
+            else:
+                moved = np.asarray(tops, np.float64)[:, None, :] + self.round_moves[None]      # (S, D, 2)
+                points = moved[:, :, None, None, :] + self.offsets[None, None]
+            at = self._kept[kind] = pixel_index(points, n)
+        return at
+
     def _rays_round(self, gray: np.ndarray, tops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(whole, steps) along the rays round `tops` (T, 2): each ray's whole step (T, R, as _whole_step) and its
         falls outward over EDGE_PX (T, R, steps)."""
-        prof = _profiles(gray, np.asarray(tops, np.float64)[:, None, None, :] + self.offsets[None])   # (T, R, K)
-        return _whole_step(prof), prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]
+        at = pixel_index(np.asarray(tops, np.float64)[:, None, None, :] + self.offsets[None], gray.shape[0])
+        return _rays_from(gray, at)
 
     def _colour_wall(self, colour: np.ndarray, at: np.ndarray, tops: np.ndarray,
                      centres: np.ndarray | None) -> np.ndarray:
@@ -298,9 +330,8 @@ class OutlineMeter:
         some = np.nonzero(lift <= 0.0)[0]
         if not len(some):
             return lift_moved, sharpness, lit
-        ends = np.concatenate([self.offsets[:, :3], self.offsets[:, -3:]], 1)          # (R, 6, 2)
-        prof = _profiles(gray, tops[some, None, None, None, :] + self.moved[None, :, None, None, :] + ends[None, None])
-        moved = np.median(_whole_step(prof), -1)                                         # (S, D)
+        prof = gray.ravel().take(self._rays_at(tops, gray.shape[0], "ends")[some]).astype(np.float32)   # (S, D, R, 6)
+        moved = median(_whole_step(prof), -1)                                         # (S, D)
         gain = MOVED_GAIN * max(noise, 0.5)
         best = moved.argmin(1)
         darker = moved[np.arange(len(some)), best] < lift[some] - gain
@@ -347,8 +378,8 @@ class OutlineMeter:
         if not len(some):
             return roundness
         d = len(self.round_moves)
-        whole, steps = self._rays_round(gray, (np.asarray(tops, np.float64)[some, None, :]
-                                               + self.round_moves[None]).reshape(-1, 2))         # (S * D, ...)
+        at = self._rays_at(tops, gray.shape[0], "round")[some]                            # (S, D, R, K)
+        whole, steps = _rays_from(gray, at.reshape((-1,) + at.shape[2:]))                # (S * D, ...)
         lift_moved = median(whole, 1)
         found = self._roundness(steps, lift_moved)
         found = np.where(lift_moved >= np.repeat(lift[some], d), found, 0.0).reshape(len(some), d).max(1)
@@ -374,7 +405,7 @@ class OutlineMeter:
 
     def _wall(self, soft: np.ndarray, tops: np.ndarray, centres: np.ndarray | None) -> np.ndarray:
         """Outline.wall from the blurred picture's samples along the rays (S, R, K) from `tops`."""
-        ends = np.minimum(soft[..., :WALL_EDGE].mean(-1), soft[..., -WALL_EDGE:].mean(-1))
+        ends = np.minimum(mean_last(soft[..., :WALL_EDGE]), mean_last(soft[..., -WALL_EDGE:]))
         between = soft[..., WALL_EDGE:-WALL_EDGE]
         if centres is not None and self.interior is not None:
             shift = (np.asarray(tops) - np.asarray(centres)).astype(np.float32)            # top off its centre
@@ -398,9 +429,9 @@ class OutlineMeter:
         todo = todo[ring.max((1, 2)) - ring.min((1, 2)) >= lo[todo]]                  # the picture's span round it
         if len(todo) == 0:
             return wall
-        n = blurred.shape[0]
-        moved = (tops[todo, None, :] + self.moves[None]).reshape(-1, 2)               # (T x directions, 2)
-        ring = blurred.ravel().take(pixel_index(moved[:, None, None, :] + self.offsets[None], n))
+        moved = (np.asarray(tops, np.float32)[todo, None, :] + self.moves[None]).reshape(-1, 2)   # (T x directions, 2)
+        at = self._rays_at(tops, blurred.shape[0], "search")[todo]                    # (T, directions, R, K)
+        ring = blurred.ravel().take(at.reshape((-1,) + at.shape[2:]))
         around = None if centres is None else np.repeat(np.asarray(centres)[todo], len(self.moves), 0)
         best = wall.copy()
         best[todo] = np.maximum(wall[todo], self._wall(ring, moved, around).reshape(len(todo), -1).max(1))
