@@ -163,7 +163,8 @@ def _same_outline(a, b) -> bool:
 
 def test_kept_indices_are_those_of_the_tops_asked_for(hard_frame: tuple[BoardReader, np.ndarray, np.ndarray]) -> None:
     """The outline meter and the extractor keep the sample indices round the last tops (a still camera asks
-    for them again); tops that move (the board's pose, a camera moved) must be measured round themselves."""
+    for them again; the outline meter's moved sets are kept for every square from the second time on); tops
+    that move (the board's pose, a camera moved) must be measured round themselves."""
     reader, rect, tops = hard_frame
     gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
     everywhere = np.ones(len(tops), bool)
@@ -172,7 +173,7 @@ def test_kept_indices_are_those_of_the_tops_asked_for(hard_frame: tuple[BoardRea
         return meter.measure(gray, at, reader.wood_px, reader.extractor.centres_px, search=everywhere, colour=rect,
                              near_white=everywhere)
     moved = tops + np.array([1.3, -0.6])
-    for at in (tops, moved, tops, moved.astype(np.float32)):
+    for at in (tops, tops, tops, moved, moved, tops, moved.astype(np.float32)):    # new, again (kept), moved
         fresh = BoardReader(Config(), "board-11")
         assert _same_outline(measure(reader.outline, at), measure(fresh.outline, at))
     view, _ = reader.locate(foreign_renderer.render("board-11", Board("copenhagen").position_otn(), seed=SEED,

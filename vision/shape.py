@@ -214,6 +214,7 @@ class OutlineMeter:
         self.reach = int(min(steps_k, np.ceil(ROUND_REACH * radius_px - radii[0])))
         self._kept_key: tuple | None = None             # the tops the kept indices are round (_rays_at)
         self._kept: dict[str, np.ndarray] = {}
+        self._asked: set[str] = set()                   # the moved sets asked for round them once so far
 
     def measure(self, gray: np.ndarray, tops: np.ndarray, wood_px: np.ndarray | None = None,
                 centres: np.ndarray | None = None, noise: float | None = None,
@@ -264,33 +265,43 @@ class OutlineMeter:
                        wall_colour=wall_colour, lit_moved=lit_moved,
                        rays_clipped=(prof[..., -WALL_EDGE:] >= RAY_CLIPPED).any(-1).mean(-1))
 
-    def _rays_at(self, tops: np.ndarray, n: int, kind: str = "rays") -> np.ndarray:
-        """The flat pixel index of the samples round every square's top, kept while the tops stay where they
-        were: a still camera's tops are the last frame's, and the sets of points cast round them (tens of
-        thousands, 3 ms a frame of the 30 it may take, issue 15) are then the last frame's too. `kind`:
-        "rays" (S, R, K) round the tops; "ends" (S, MOVED_DIRECTIONS, R, 6) the rays' ends round tops moved
-        MOVED_SHIFT radii (_moved); "search" (S, SEARCH_DIRECTIONS, R, K) round tops moved SEARCH_SHIFT radii
-        (_searched_wall, in float32 as the moved tops are); "round" (S, ROUND_MOVED_DIRECTIONS, R, K) round
-        tops moved ROUND_MOVED_SHIFT radii (_moved_round). Callers take the squares they need from these."""
+    def _rays_at(self, tops: np.ndarray, n: int, kind: str = "rays", rows: np.ndarray | None = None) -> np.ndarray:
+        """The flat pixel index of the samples round the squares' tops (`rows` of them, else every square),
+        kept while the tops stay where they were: a still camera's tops are the last frame's, and the sets of
+        points cast round them (tens of thousands, 3 ms a frame of the 30 it may take, issue 15) are then the
+        last frame's too. The moved sets are kept for every square once asked for round the same tops a second
+        time (a frame later); the first time only the `rows` asked for are worked out, so a single picture, or
+        a camera that moves, costs no more than before. `kind` (_points_round)."""
         tops = np.asarray(tops)
         key = (n, tops.dtype.str, tops.shape, tops.tobytes())
         if self._kept_key != key:
-            self._kept_key, self._kept = key, {}
+            self._kept_key, self._kept, self._asked = key, {}, set()
         at = self._kept.get(kind)
         if at is None:
-            if kind == "rays":
-                points = tops[:, None, None, :] + self.offsets[None]
-            elif kind == "ends":
-                ends = np.concatenate([self.offsets[:, :3], self.offsets[:, -3:]], 1)          # (R, 6, 2)
-                points = tops[:, None, None, None, :] + self.moved[None, :, None, None, :] + ends[None, None]
-            elif kind == "search":
-                moved = np.asarray(tops, np.float32)[:, None, :] + self.moves[None]            # (S, D, 2)
-                points = moved[:, :, None, None, :] + self.offsets[None, None]
-            else:
-                moved = np.asarray(tops, np.float64)[:, None, :] + self.round_moves[None]      # (S, D, 2)
-                points = moved[:, :, None, None, :] + self.offsets[None, None]
-            at = self._kept[kind] = pixel_index(points, n)
-        return at
+            if rows is not None and kind not in self._asked:
+                self._asked.add(kind)
+                return self._points_round(tops[rows], n, kind)
+            at = self._kept[kind] = self._points_round(tops, n, kind)
+        return at if rows is None else at[rows]
+
+    def _points_round(self, tops: np.ndarray, n: int, kind: str) -> np.ndarray:
+        """The flat pixel index of the samples round `tops` (T, 2). `kind`: "rays" (T, R, K) round the tops;
+        "ends" (T, MOVED_DIRECTIONS, R, 6) the rays' ends round tops moved MOVED_SHIFT radii (_moved); "search"
+        (T, SEARCH_DIRECTIONS, R, K) round tops moved SEARCH_SHIFT radii (_searched_wall, in float32 as the
+        moved tops are); "round" (T, ROUND_MOVED_DIRECTIONS, R, K) round tops moved ROUND_MOVED_SHIFT radii
+        (_moved_round)."""
+        if kind == "rays":
+            points = tops[:, None, None, :] + self.offsets[None]
+        elif kind == "ends":
+            ends = np.concatenate([self.offsets[:, :3], self.offsets[:, -3:]], 1)              # (R, 6, 2)
+            points = tops[:, None, None, None, :] + self.moved[None, :, None, None, :] + ends[None, None]
+        elif kind == "search":
+            moved = np.asarray(tops, np.float32)[:, None, :] + self.moves[None]                # (T, D, 2)
+            points = moved[:, :, None, None, :] + self.offsets[None, None]
+        else:
+            moved = np.asarray(tops, np.float64)[:, None, :] + self.round_moves[None]          # (T, D, 2)
+            points = moved[:, :, None, None, :] + self.offsets[None, None]
+        return pixel_index(points, n)
 
     def _rays_round(self, gray: np.ndarray, tops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(whole, steps) along the rays round `tops` (T, 2): each ray's whole step (T, R, as _whole_step) and its
@@ -330,7 +341,7 @@ class OutlineMeter:
         some = np.nonzero(lift <= 0.0)[0]
         if not len(some):
             return lift_moved, sharpness, lit
-        prof = gray.ravel().take(self._rays_at(tops, gray.shape[0], "ends")[some]).astype(np.float32)   # (S, D, R, 6)
+        prof = gray.ravel().take(self._rays_at(tops, gray.shape[0], "ends", some)).astype(np.float32)   # (S, D, R, 6)
         moved = median(_whole_step(prof), -1)                                         # (S, D)
         gain = MOVED_GAIN * max(noise, 0.5)
         best = moved.argmin(1)
@@ -378,7 +389,7 @@ class OutlineMeter:
         if not len(some):
             return roundness
         d = len(self.round_moves)
-        at = self._rays_at(tops, gray.shape[0], "round")[some]                            # (S, D, R, K)
+        at = self._rays_at(tops, gray.shape[0], "round", some)                            # (S, D, R, K)
         whole, steps = _rays_from(gray, at.reshape((-1,) + at.shape[2:]))                # (S * D, ...)
         lift_moved = median(whole, 1)
         found = self._roundness(steps, lift_moved)
@@ -430,7 +441,7 @@ class OutlineMeter:
         if len(todo) == 0:
             return wall
         moved = (np.asarray(tops, np.float32)[todo, None, :] + self.moves[None]).reshape(-1, 2)   # (T x directions, 2)
-        at = self._rays_at(tops, blurred.shape[0], "search")[todo]                    # (T, directions, R, K)
+        at = self._rays_at(tops, blurred.shape[0], "search", todo)                    # (T, directions, R, K)
         ring = blurred.ravel().take(at.reshape((-1,) + at.shape[2:]))
         around = None if centres is None else np.repeat(np.asarray(centres)[todo], len(self.moves), 0)
         best = wall.copy()
