@@ -31,7 +31,7 @@ import numpy as np
 
 from calibration.config import PieceConfig
 from calibration.geometry import BoardGeometry
-from vision.rectify import RectifiedFrame, pixel_index
+from vision.rectify import RectifiedFrame, pixel_index, points_key
 from vision.robust import median, nanmedian, row_percentile
 
 # A wood patch with a channel above this (8 bit, +1 as gathered) is near the sensor's clipping: its
@@ -172,7 +172,7 @@ class FeatureExtractor:
         WHY kept: the squares' centres never move and a still camera's piece tops move only when the
         board's pose does, so a frame mostly asks for the indices the one before it did (several
         thousand points, a millisecond a frame of the 30 it may take, issue 15)."""
-        key = (n, centres.dtype.str, centres.shape, centres.tobytes(), offsets.dtype.str, offsets.shape, offsets.tobytes())
+        key = (n,) + points_key(centres, offsets)
         at = self._indices.get(key)
         if at is None:
             if len(self._indices) >= INDICES_KEPT:

@@ -47,6 +47,12 @@ def pixel_index(pts: np.ndarray, n: int) -> np.ndarray:
     return px[..., 1] * n + px[..., 0]
 
 
+def points_key(*arrays: np.ndarray) -> tuple:
+    """A hashable key of arrays' contents (dtype, shape and bytes each): the points a frame asks for again, the
+    indices pixel_index gave for them kept by it (vision/shape.OutlineMeter, vision/features.FeatureExtractor)."""
+    return tuple((a.dtype.str, a.shape, a.tobytes()) for a in map(np.asarray, arrays))
+
+
 def rectified_frame(geometry: BoardGeometry, px_per_square: int = 48) -> RectifiedFrame:
     return RectifiedFrame(ppm=px_per_square / geometry.pitch, margin_mm=geometry.pitch / 2, width_mm=geometry.width)
 

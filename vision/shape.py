@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from vision.position import SquareClass
-from vision.rectify import pixel_index
+from vision.rectify import pixel_index, points_key
 from vision.robust import mean_last, median, row_percentile
 
 RAYS = 24
@@ -163,10 +163,15 @@ def _whole_step(prof: np.ndarray) -> np.ndarray:
     return mean_last(prof[..., :3]) - mean_last(prof[..., -3:])
 
 
+def _samples(gray: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """The grey levels of `gray` at the flat pixel indices `at` (any shape), as float32."""
+    return gray.ravel().take(at).astype(np.float32)
+
+
 def _rays_from(gray: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(whole, steps) along the rays whose samples' flat pixel indices are `at` (T, R, K): each ray's whole
     step (T, R, as _whole_step) and its falls outward over EDGE_PX (T, R, steps)."""
-    prof = gray.ravel().take(at).astype(np.float32)
+    prof = _samples(gray, at)
     return _whole_step(prof), prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]
 
 
@@ -228,7 +233,7 @@ class OutlineMeter:
         is measured in each colour as well (_colour_wall)."""
         n = gray.shape[0]
         at = self._rays_at(tops, n)                                                     # (S, R, K)
-        prof = gray.ravel().take(at).astype(np.float32)
+        prof = _samples(gray, at)
         inside = mean_last(prof[..., :3])
         whole = _whole_step(prof)                                                       # (S, R)
         steps = prof[..., :-EDGE_PX] - prof[..., EDGE_PX:]                              # falls outward
@@ -273,7 +278,7 @@ class OutlineMeter:
         time (a frame later); the first time only the `rows` asked for are worked out, so a single picture, or
         a camera that moves, costs no more than before. `kind` (_points_round)."""
         tops = np.asarray(tops)
-        key = (n, tops.dtype.str, tops.shape, tops.tobytes())
+        key = (n,) + points_key(tops)
         if self._kept_key != key:
             self._kept_key, self._kept, self._asked = key, {}, set()
         at = self._kept.get(kind)
@@ -341,7 +346,7 @@ class OutlineMeter:
         some = np.nonzero(lift <= 0.0)[0]
         if not len(some):
             return lift_moved, sharpness, lit
-        prof = gray.ravel().take(self._rays_at(tops, gray.shape[0], "ends", some)).astype(np.float32)   # (S, D, R, 6)
+        prof = _samples(gray, self._rays_at(tops, gray.shape[0], "ends", some))          # (S, D, R, 6)
         moved = median(_whole_step(prof), -1)                                         # (S, D)
         gain = MOVED_GAIN * max(noise, 0.5)
         best = moved.argmin(1)
