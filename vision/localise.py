@@ -668,16 +668,11 @@ class BoardLocaliser:
         previous = self._previous
         if previous is None or len(found) < 2 or len(found) == len(self.markers.ids):
             return []                   # (two markers in place pin a rigid board; one does not)
-        quads, patches = previous["quads"], previous["patches"]
-        if any(mid not in patches for mid in self.markers.ids):
-            return []
-        if not _unmoved(found, quads):
+        if any(mid not in previous["patches"] for mid in self.markers.ids) or not _unmoved(found, previous["quads"]):
             return []
         missing = [mid for mid in self.markers.ids if mid not in found]
-        for mid in missing:
-            match = _patch_match(gray, patches[mid])
-            if match is None or match[0] > COVERED_MATCH:
-                return []
+        if not all(_pattern_gone(gray, previous["patches"], mid) for mid in missing):
+            return []
         return missing
 
     def _hold(self, gray: np.ndarray, found: dict[int, np.ndarray]) -> list[int]:
@@ -718,8 +713,9 @@ class BoardLocaliser:
                 found[mid] = more[mid] + np.array([x0, y0], np.float64)
         return found
 
-    def _search_near(self, gray: np.ndarray, found: dict[int, np.ndarray], previous: dict[int, np.ndarray]) -> None:
-        """A marker the near search missed, looked for where it was in the last frame, and only there.
+    def _search_near(self, gray: np.ndarray, found: dict[int, np.ndarray], last: dict) -> None:
+        """Each marker the near search missed, looked for where it was in the last frame, and only there,
+        unless its pattern is gone from there (`_pattern_gone`: something lies over it, `_covered`).
 
         In dim, soft light one or two markers are found only by the magnified
         or the soft search, every frame; without this each tracked frame would
@@ -728,14 +724,19 @@ class BoardLocaliser:
         place predicts a marker at least as well as three markers found now
         do, provided the markers found now have not moved (TRACK_MOVED sides):
         a bumped board or camera goes to the whole-frame search. A find counts
-        only within TRACK_SLIDE sides of the last place; a marker not found
-        here (a hand over it) leaves the whole search to `locate`.
+        only within TRACK_SLIDE sides of the last place. It runs before the
+        covered markers are judged (`_covered` needs two found to pin the
+        board), and tries every marker, not only those before the first one
+        missed: a visitor's arm over one corner sent the dim ones to the
+        whole-frame search, 45-180 ms a frame in hard light (confirm_latency
+        hard 154M), which found them at their last places.
         """
+        previous = last["quads"]
         if not found or not _unmoved(found, previous):
             return
         known = 3           # the last frame's places predict as well as three markers found now
         for mid in self.markers.ids:
-            if mid in found:
+            if mid in found or _pattern_gone(gray, last["patches"], mid):
                 continue
             quad = previous[mid]
             for finder in (self._find_magnified, self._find_soft):
@@ -743,8 +744,6 @@ class BoardLocaliser:
                 if seen is not None and np.linalg.norm(seen.mean(0) - quad.mean(0)) <= TRACK_SLIDE * _side(quad):
                     found[mid] = seen
                     break
-            else:
-                return
 
     def locate(self, gray: np.ndarray, track: bool = True) -> BoardView:
         """The board's pose in this frame; raises NotReadable.
@@ -752,13 +751,13 @@ class BoardLocaliser:
         With `track`, a still board keeps the places its markers were last
         found at (`_still`: each marker's picture matches where it was);
         else the markers are first looked for near their places in
-        the previous frame (a few small crops instead of the whole frame);
-        a marker missed there whose pattern is gone from its place while the
-        others are in theirs is covered: one covered marker is held where it
-        was (`_hold`), more refuse the frame at once (`_covered`, the last
-        places kept; every COVERED_RECHECK-th such frame goes on to the full
-        search all the same); else it is looked for round its last place
-        (`_search_near`);
+        the previous frame (a few small crops instead of the whole frame),
+        and each one missed there whose pattern still shows at its place
+        round that place (`_search_near`); a marker still missing whose
+        pattern is gone from its place while the others are in theirs is
+        covered: one covered marker is held where it was (`_hold`), more
+        refuse the frame at once (`_covered`; every COVERED_RECHECK-th such
+        frame goes on to the full search all the same);
         the whole frame is searched when that does not find all four: with
         one threshold window first, with all three when that misses a marker;
         then a missing marker is looked for where the others put it
@@ -766,7 +765,10 @@ class BoardLocaliser:
         and last `_fit_at`, its whole picture). A marker still missing is
         held where it was if the three found have not moved (`_hold`: the
         view's `held`); otherwise the frame is refused (MARKERS_LOST),
-        whatever hides it.
+        whatever hides it. The places the four were last found at are kept
+        through refusals (the camera is mounted): the frame after a visitor
+        stands back is tracked, not searched afresh, and a frame refused
+        while an arm lies over a corner is refused at the cost of the crops.
         """
         found: dict[int, np.ndarray] = {}
         anchor = None
@@ -778,6 +780,8 @@ class BoardLocaliser:
                 found, anchor = dict(last["quads"]), last["patches"]
             else:
                 found = self._detect_near(gray, last["quads"])
+                if len(found) < len(self.markers.ids):
+                    self._search_near(gray, found, last)
             covered = self._covered(gray, found)
             if covered and self._covered_run < COVERED_RECHECK:
                 # (the last places are kept: the frame after the cover is lifted is tracked again)
@@ -787,8 +791,6 @@ class BoardLocaliser:
                     raise NotReadable(f"{MARKERS_LOST}: " + ", ".join(str(i) for i in covered))
             else:
                 self._covered_run = 0
-            if len(found) < len(self.markers.ids):
-                self._search_near(gray, found, last["quads"])
         if len(found) < len(self.markers.ids):
             found = self.detect(gray, quick=True)
         if len(found) < len(self.markers.ids):
@@ -813,8 +815,6 @@ class BoardLocaliser:
         elif len(found) == len(self.markers.ids):
             self._previous = {"shape": gray.shape, "quads": dict(found),
                               "patches": anchor if anchor is not None else _still_patches(gray, found)}
-        elif not covered:
-            self._previous = None       # (a covered run's full search keeps the last places)
         missing = [i for i in self.markers.ids if i not in found]
         if missing:
             raise NotReadable(f"{MARKERS_LOST}: " + ", ".join(str(i) for i in missing))
@@ -934,6 +934,15 @@ def _still_patches(gray: np.ndarray, found: dict[int, np.ndarray]) -> dict[int, 
             return {}
         out[mid] = (int(x0), int(y0), patch)
     return out
+
+
+def _pattern_gone(gray: np.ndarray, patches: dict[int, tuple[int, int, np.ndarray]], mid: int) -> bool:
+    """Marker `mid`'s kept picture matches its place in this frame no better than COVERED_MATCH: something
+    lies over it (`BoardLocaliser._covered`). False where no picture was kept (a flat patch)."""
+    if mid not in patches:
+        return False
+    match = _patch_match(gray, patches[mid])
+    return match is not None and match[0] <= COVERED_MATCH
 
 
 def _patch_match(gray: np.ndarray, place: tuple[int, int, np.ndarray]) -> tuple[float, tuple[int, int]] | None:
