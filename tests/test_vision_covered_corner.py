@@ -219,3 +219,21 @@ def test_after_the_markers_are_lost_the_board_is_tracked_at_its_last_places():
     counting.whole_frame = 0
     assert reader.read(_noisy(seen, rng)).position == first.position
     assert counting.whole_frame == 0
+
+
+@pytest.mark.parametrize("shift", [6, 60])
+def test_places_kept_through_a_refusal_are_not_used_once_the_camera_was_bumped(shift):
+    """The places kept through refusals stand in for nothing once the camera has moved: a bump while a
+    visitor leaned over three corners (a few pixels: found again round the old places; a marker's width
+    and more: the whole frame searched) and the board is located where it now is, and read."""
+    seen, covered = _frames(hidden=(1, 2, 3))
+    rng = np.random.default_rng(13)
+    reader = BoardReader(Config(), BOARD)
+    first = reader.read(_noisy(seen, rng))
+    with pytest.raises(NotReadable):
+        reader.read(_noisy(covered, rng))
+    bumped = np.roll(seen, (shift, shift), axis=(0, 1))
+    after = reader.read(_noisy(bumped, rng))
+    assert after.position == first.position
+    for mid, corners in first.view.marker_corners.items():
+        assert np.abs(after.view.marker_corners[mid] - (corners + shift)).max() < 1.0
