@@ -160,10 +160,10 @@ def test_last_places_are_not_used_once_the_board_has_moved():
     now = dict(loc._previous["quads"])
     last = {mid: quad + 12.0 for mid, quad in now.items()}       # where they were before the bump
     found = {mid: now[mid] for mid in list(now)[:3]}
-    loc._search_near(gray, found, {"quads": last, "patches": {}})
+    loc._search_near(gray, found, last)
     assert sorted(found) == sorted(list(now)[:3])
     found = {mid: now[mid] for mid in list(now)[:3]}
-    loc._search_near(gray, found, {"quads": now, "patches": {}})
+    loc._search_near(gray, found, now)
     assert sorted(found) == sorted(now)
 
 

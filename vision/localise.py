@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Callable
 
@@ -651,12 +652,12 @@ class BoardLocaliser:
                 return False
         return True
 
-    def _covered(self, gray: np.ndarray, found: dict[int, np.ndarray]) -> list[int]:
+    def _covered(self, found: dict[int, np.ndarray], gone: Container[int]) -> list[int]:
         """The markers not found that something covers, while the ones found are where they were: each
-        missing marker's patch, as it was when the markers were last found, matches the frame at its
-        place no better than COVERED_MATCH. Empty when fewer than two were found, when any found marker
-        moved (TRACK_MOVED), when a missing one still shows its pattern, or when no patches were kept (a
-        board too flat to match).
+        missing marker is among those `gone`, whose patch, as it was when the markers were last found,
+        matches the frame at its place no better than COVERED_MATCH (`_pattern_gone`). Empty when fewer
+        than two were found, when any found marker moved (TRACK_MOVED), when a missing one still shows its
+        pattern, or when no patches were kept (a board too flat to match).
 
         WHY: the board is rigid, so the markers found in their places put the others in theirs too; if
         a marker's pattern is gone from there, something lies over it, and the whole-frame search (magnified,
@@ -671,9 +672,7 @@ class BoardLocaliser:
         if any(mid not in previous["patches"] for mid in self.markers.ids) or not _unmoved(found, previous["quads"]):
             return []
         missing = [mid for mid in self.markers.ids if mid not in found]
-        if not all(_pattern_gone(gray, previous["patches"], mid) for mid in missing):
-            return []
-        return missing
+        return missing if all(mid in gone for mid in missing) else []
 
     def _hold(self, gray: np.ndarray, found: dict[int, np.ndarray]) -> list[int]:
         """The one marker not found, put back at its last place (`found` gains it) where the three found
@@ -713,9 +712,10 @@ class BoardLocaliser:
                 found[mid] = more[mid] + np.array([x0, y0], np.float64)
         return found
 
-    def _search_near(self, gray: np.ndarray, found: dict[int, np.ndarray], last: dict) -> None:
+    def _search_near(self, gray: np.ndarray, found: dict[int, np.ndarray], previous: dict[int, np.ndarray],
+                     gone: Container[int] = ()) -> None:
         """Each marker the near search missed, looked for where it was in the last frame, and only there,
-        unless its pattern is gone from there (`_pattern_gone`: something lies over it, `_covered`).
+        unless its pattern is `gone` from there (`_pattern_gone`: something lies over it, `_covered`).
 
         In dim, soft light one or two markers are found only by the magnified
         or the soft search, every frame; without this each tracked frame would
@@ -731,12 +731,11 @@ class BoardLocaliser:
         whole-frame search, 45-180 ms a frame in hard light (confirm_latency
         hard 154M), which found them at their last places.
         """
-        previous = last["quads"]
         if not found or not _unmoved(found, previous):
             return
         known = 3           # the last frame's places predict as well as three markers found now
         for mid in self.markers.ids:
-            if mid in found or _pattern_gone(gray, last["patches"], mid):
+            if mid in found or mid in gone:
                 continue
             quad = previous[mid]
             for finder in (self._find_magnified, self._find_soft):
@@ -773,6 +772,7 @@ class BoardLocaliser:
         found: dict[int, np.ndarray] = {}
         anchor = None
         covered: list[int] = []
+        gone: set[int] = set()
         held: list[int] = []
         last = self._previous if track and self._previous and self._previous.get("shape") == gray.shape else None
         if last is not None:
@@ -780,9 +780,11 @@ class BoardLocaliser:
                 found, anchor = dict(last["quads"]), last["patches"]
             else:
                 found = self._detect_near(gray, last["quads"])
+                # (each missing marker's kept picture matched once, for the near search and the covered test)
+                gone = {mid for mid in self.markers.ids if mid not in found and _pattern_gone(gray, last["patches"], mid)}
                 if len(found) < len(self.markers.ids):
-                    self._search_near(gray, found, last)
-            covered = self._covered(gray, found)
+                    self._search_near(gray, found, last["quads"], gone)
+            covered = self._covered(found, gone)
             if covered and self._covered_run < COVERED_RECHECK:
                 # (the last places are kept: the frame after the cover is lifted is tracked again)
                 self._covered_run += 1

@@ -300,13 +300,16 @@ class OutlineMeter:
         elif kind == "ends":
             ends = np.concatenate([self.offsets[:, :3], self.offsets[:, -3:]], 1)              # (R, 6, 2)
             points = tops[:, None, None, None, :] + self.moved[None, :, None, None, :] + ends[None, None]
-        elif kind == "search":
-            moved = np.asarray(tops, np.float32)[:, None, :] + self.moves[None]                # (T, D, 2)
-            points = moved[:, :, None, None, :] + self.offsets[None, None]
         else:
-            moved = np.asarray(tops, np.float64)[:, None, :] + self.round_moves[None]          # (T, D, 2)
-            points = moved[:, :, None, None, :] + self.offsets[None, None]
+            points = self._moved_tops(tops, kind)[:, :, None, None, :] + self.offsets[None, None]
         return pixel_index(points, n)
+
+    def _moved_tops(self, tops: np.ndarray, kind: str) -> np.ndarray:
+        """(T, D, 2) `tops` (T, 2) moved each way: "search" SEARCH_SHIFT radii, in float32 (_searched_wall),
+        else ROUND_MOVED_SHIFT radii (_moved_round)."""
+        if kind == "search":
+            return np.asarray(tops, np.float32)[:, None, :] + self.moves[None]
+        return np.asarray(tops, np.float64)[:, None, :] + self.round_moves[None]
 
     def _rays_round(self, gray: np.ndarray, tops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(whole, steps) along the rays round `tops` (T, 2): each ray's whole step (T, R, as _whole_step) and its
@@ -445,7 +448,7 @@ class OutlineMeter:
         todo = todo[ring.max((1, 2)) - ring.min((1, 2)) >= lo[todo]]                  # the picture's span round it
         if len(todo) == 0:
             return wall
-        moved = (np.asarray(tops, np.float32)[todo, None, :] + self.moves[None]).reshape(-1, 2)   # (T x directions, 2)
+        moved = self._moved_tops(np.asarray(tops)[todo], "search").reshape(-1, 2)          # (T x directions, 2)
         at = self._rays_at(tops, blurred.shape[0], "search", todo)                    # (T, directions, R, K)
         ring = blurred.ravel().take(at.reshape((-1,) + at.shape[2:]))
         around = None if centres is None else np.repeat(np.asarray(centres)[todo], len(self.moves), 0)
